@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import * as schema from './schema/index';
+import { lockDataDir } from './data-dir-lock';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+
+/** Raw SQL access for the job queue, which speaks SQL and not Drizzle. */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  sql: SqlExecutor;
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Source: src/db/client.ts → src/db/migrations. Bundle: dist/main.js → dist/migrations.
+const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Opens PostgreSQL when a URL is given, otherwise the embedded PGlite under DATA_DIR/db (locked). */
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir?: string;
+  inMemory?: boolean;
+}): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(opts);
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // Without a listener, an idle client's network error would crash the process.
+  pool.on('error', () => undefined);
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    sql: {
+      async executeSql(text, values) {
+        const res = await pool.query(text, values as unknown[] | undefined);
+        return { rows: res.rows };
+      },
+    },
+    migrate: () => migratePg(drizzlePg(pool), { migrationsFolder }),
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promise<Database> {
+  let release = () => undefined as void;
+  let client: PGlite;
+  if (opts.inMemory || !opts.dataDir) {
+    client = new PGlite();
+  } else {
+    const dir = path.join(opts.dataDir, 'db');
+    release = lockDataDir(opts.dataDir);
+    try {
+      client = new PGlite(dir);
+      await client.waitReady;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    sql: {
+      // pg-boss sends multi-statement scripts without parameters (exec) and single queries with them.
+      async executeSql(text, values) {
+        if (!values || values.length === 0) {
+          const results = await client.exec(text);
+          return { rows: results.at(-1)?.rows ?? [] };
+        }
+        const res = await client.query(text, values);
+        return { rows: res.rows };
+      },
+    },
+    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder }),
+    ping: async () => {
+      await client.query('select 1');
+    },
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './users';
+export * from './audit';
+export * from './mail';
+export * from './accounts';
+export * from './studies';
+export * from './viewer';

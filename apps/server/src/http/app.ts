@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { MAX_JSON_BODY_BYTES } from '@mi/contracts/errors';
+import { loggerOptions } from '../logger';
+import { adminRoutes } from '../modules/admin/admin.routes';
+import { authRoutes } from '../modules/auth/auth.routes';
+import { mfaRoutes } from '../modules/auth/mfa.routes';
+import { healthRoutes } from '../modules/health/health.routes';
+import { usersRoutes } from '../modules/users/users.routes';
+import { jobsRoutes } from '../modules/jobs/jobs.routes';
+import { notificationsRoutes } from '../modules/notifications/notifications.routes';
+import { studiesRoutes } from '../modules/studies/studies.routes';
+import { uploadRoutes } from '../modules/uploads/uploads.routes';
+import { dicomwebRoutes } from '../modules/dicomweb/dicomweb.routes';
+import { DICOMWEB_ROOT } from '../modules/dicomweb/dicomweb.service';
+import { sessionPrincipal } from '../modules/dicomweb/session-principal';
+import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
+import { viewerRoutes } from '../modules/viewer/viewer.routes';
+import type { Services } from '../services';
+import { installAuthHook } from './auth-hook';
+import { installErrorHandler } from './error-handler';
+
+export interface AppOptions {
+  /** Directory of the built SPA; when it exists, `/` and unknown non-API paths serve it. */
+  webDistDir?: string;
+  /** Tests pass false to keep output quiet. */
+  logRequests?: boolean;
+}
+
+/** Builds the HTTP app from ready services. Listening is the caller's business. */
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: opts.logRequests === false ? false : loggerOptions(config.logLevel),
+    genReqId: () => randomUUID(),
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    trustProxy: config.trustProxy,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    // API answers are personal; never let a shared cache keep them.
+    if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
+      reply.header('cache-control', 'no-store');
+  });
+
+  const recaptcha = Boolean(config.recaptcha);
+  // Google Identity Services: its script, button iframe, styles and token endpoint (only when configured).
+  const google = config.googleClientId ? ['https://accounts.google.com'] : [];
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: [
+          "'self'",
+          ...(recaptcha ? ['https://www.google.com', 'https://www.gstatic.com'] : []),
+          ...google,
+        ],
+        styleSrc: ["'self'", "'unsafe-inline'", ...google],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'", ...google],
+        workerSrc: ["'self'", 'blob:'],
+        frameSrc: ["'self'", ...(recaptcha ? ['https://www.google.com'] : []), ...google],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+      },
+    },
+    // HSTS only makes sense when the app is served over HTTPS.
+    hsts: config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+  await app.register(fastifyCookie);
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Medical Imaging API', version: '3.0.0' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'authToken' },
+        },
+      },
+      security: [{ bearer: [] }, { cookie: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  installAuthHook(app, services);
+
+  await app.register(
+    async (api) => {
+      api.get('/docs', { schema: { hide: true } }, async () => app.swagger());
+      await api.register(healthRoutes(services));
+      await api.register(authRoutes(services));
+      await api.register(adminRoutes(services));
+      await api.register(mfaRoutes(services));
+      await api.register(usersRoutes(services));
+      await api.register(uploadRoutes(services));
+      await api.register(studiesRoutes(services));
+      await api.register(jobsRoutes(services));
+      await api.register(notificationsRoutes(services));
+      await api.register(viewerRoutes(services.viewer));
+      await api.register(thumbnailRoutes(services.thumbnails));
+    },
+    { prefix: '/api' },
+  );
+  // DICOMweb for standard clients of signed-in users; the viewer uses its own origin's copy.
+  await app.register(
+    dicomwebRoutes({
+      dicomweb: services.dicomweb,
+      store: services.dicomStore,
+      principal: sessionPrincipal(services),
+    }),
+    {
+      prefix: DICOMWEB_ROOT,
+    },
+  );
+
+  const spa = opts.webDistDir && existsSync(opts.webDistDir) ? opts.webDistDir : undefined;
+  if (spa) {
+    await app.register(fastifyStatic, {
+      root: spa,
+      wildcard: false,
+      index: false,
+      // Hashed assets never change; index.html must always be re-read.
+      setHeaders(res, filePath) {
+        res.header(
+          'cache-control',
+          filePath.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+  app.setNotFoundHandler((req, reply) => {
+    if (spa && req.method === 'GET' && !req.url.startsWith('/api/') && !req.url.startsWith('/api?')) {
+      // Client-side routes: the SPA decides between a page, the login page and its 404 card.
+      return reply.header('cache-control', 'no-cache').sendFile('index.html', spa);
+    }
+    return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
+  });
+  return app;
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthenticatedSession, RequestMeta } from '../modules/auth/auth.service';
+import type { Services } from '../services';
+import { AppError } from './app-error';
+import { readAuthToken, REFRESH_COOKIE, setSessionCookies } from './session-cookies';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthenticatedSession | null;
+  }
+}
+
+export function requestMeta(req: FastifyRequest): RequestMeta {
+  return { requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] };
+}
+
+/** Resolves the caller's session on every API request; routes then ask for what they need. */
+export function installAuthHook(app: FastifyInstance, services: Services): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/api/')) return;
+    const found = readAuthToken(req);
+    if (!found) return;
+    const auth = await services.auth.authenticate(found.token, requestMeta(req));
+    req.auth = auth;
+    // Slide the one-hour cookies while the user is active.
+    if (auth?.touched && found.from === 'cookie') {
+      setSessionCookies(
+        reply,
+        { authToken: found.token, refreshToken: req.cookies[REFRESH_COOKIE] },
+        services.config.secureCookies,
+      );
+    }
+  });
+}
+
+/**
+ * A signed-in user whose account is active. Pending or rejected professionals get 403 here:
+ * they may only read who they are, manage their sessions and sign out (see requireSession).
+ */
+export function requireUser(req: FastifyRequest): AuthenticatedSession {
+  const auth = requireSession(req);
+  if (auth.user.accountStatus !== 'active') {
+    throw new AppError('ACCOUNT_INACTIVE', 'Your account is waiting for verification by an administrator.');
+  }
+  return auth;
+}
+
+/** Any signed-in session, whatever the account's status (for /auth/me, sessions, logout). */
+export function requireSession(req: FastifyRequest): AuthenticatedSession {
+  if (!req.auth) throw new AppError('UNAUTHORIZED', 'Please sign in to continue.');
+  return req.auth;
+}
+
+/** Admin-only routes look missing to everyone else (the 404 card). */
+export function requireAdmin(req: FastifyRequest): AuthenticatedSession {
+  const auth = req.auth;
+  if (!auth || auth.user.role !== 'admin') throw new AppError('NOT_FOUND', 'Not found');
+  return auth;
+}

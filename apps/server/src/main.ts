@@ -1,0 +1,103 @@
+import { ConfigError, loadConfig, type Config } from './config';
+import { DataDirLockedError } from './db/data-dir-lock';
+import { openDatabase } from './db/client';
+import { buildApp } from './http/app';
+import { createLogger } from './logger';
+import { repoRoot, webDistDir } from './paths';
+import { buildViewerApp } from './modules/viewer/viewer-app';
+import path from 'node:path';
+import { ensureAdmin } from './seed';
+import { createServices } from './services';
+
+/** `serve` (API + SPA + jobs) | `worker` (jobs only) | `migrate` | `seed` */
+async function main(command: string): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+
+  switch (command) {
+    case 'serve': {
+      const services = await createServices(config, log, { runWorkers: true });
+      await ensureAdmin(services);
+      const app = await buildApp(services, { webDistDir });
+      await app.listen({ port: config.port, host: config.host });
+      log.info(
+        `Medical Imaging is ready at ${config.publicUrl} (database: ${services.database.kind}, storage: ${services.storage.kind}, mail: ${services.mailer.kind})`,
+      );
+      // The viewer has its own origin, so nothing of the app (cookies, storage) is reachable from it.
+      const viewerApp = await buildViewerApp(services, {
+        ohifDir: path.join(repoRoot, 'apps', 'viewer', 'ohif'),
+        appConfigFile: path.join(repoRoot, 'apps', 'viewer', 'app-config.js'),
+      });
+      await viewerApp.listen({ port: config.viewerPort, host: config.host });
+      log.info(`Viewer is ready at ${config.viewerPublicUrl}`);
+      onShutdown(async () => {
+        await viewerApp.close();
+        await app.close();
+        await services.close();
+      });
+      return;
+    }
+    case 'worker': {
+      if (!config.databaseUrl) {
+        console.error(
+          'The worker command needs DATABASE_URL (PostgreSQL). On the embedded database, `serve` runs the jobs itself.',
+        );
+        process.exit(78);
+      }
+      const services = await createServices(config, log, { runWorkers: true });
+      log.info('worker started');
+      onShutdown(() => services.close());
+      return;
+    }
+    case 'migrate': {
+      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      await database.migrate();
+      await database.close();
+      log.info('migrations applied');
+      return;
+    }
+    case 'seed': {
+      const services = await createServices(config, log, { runWorkers: false });
+      await ensureAdmin(services);
+      await services.close();
+      return;
+    }
+    default:
+      console.error(`Unknown command "${command}". Use: serve | worker | migrate | seed`);
+      process.exit(64);
+  }
+}
+
+function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        console.error(`shutdown after ${signal} failed`, err);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+main(process.argv[2] ?? 'serve').catch((err) => {
+  if (err instanceof DataDirLockedError) {
+    console.error(err.message);
+    process.exit(75);
+  }
+  console.error(err);
+  process.exit(1);
+});

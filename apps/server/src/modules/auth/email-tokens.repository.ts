@@ -1,0 +1,71 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { emailTokens } from '../../db/schema/index';
+
+export type EmailTokenPurpose = 'password_reset' | 'email_verify';
+export type EmailTokenRow = typeof emailTokens.$inferSelect;
+
+/** Single-use emailed tokens, stored as hashes. */
+export function createEmailTokensRepository(db: Db) {
+  return {
+    async insert(values: {
+      userId: string;
+      purpose: EmailTokenPurpose;
+      tokenHash: string;
+      expiresAt: Date;
+      createdAt: Date;
+    }) {
+      await db.insert(emailTokens).values(values);
+    },
+    /** The live token with this hash and purpose, if any (not used, not expired). */
+    async findLive(
+      purpose: EmailTokenPurpose,
+      tokenHash: string,
+      at: Date,
+    ): Promise<EmailTokenRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(emailTokens)
+        .where(
+          and(
+            eq(emailTokens.tokenHash, tokenHash),
+            eq(emailTokens.purpose, purpose),
+            isNull(emailTokens.usedAt),
+            gt(emailTokens.expiresAt, at),
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+    /** Marks a live token used; only one caller can win (single use under concurrency). */
+    async consume(
+      purpose: EmailTokenPurpose,
+      tokenHash: string,
+      at: Date,
+    ): Promise<EmailTokenRow | undefined> {
+      const [row] = await db
+        .update(emailTokens)
+        .set({ usedAt: at })
+        .where(
+          and(
+            eq(emailTokens.tokenHash, tokenHash),
+            eq(emailTokens.purpose, purpose),
+            isNull(emailTokens.usedAt),
+            gt(emailTokens.expiresAt, at),
+          ),
+        )
+        .returning();
+      return row;
+    },
+    /** Retires every unused token of this purpose for the user (a newer one replaces them, or they are moot). */
+    async retireAll(userId: string, purpose: EmailTokenPurpose, at: Date): Promise<void> {
+      await db
+        .update(emailTokens)
+        .set({ usedAt: at })
+        .where(
+          and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt)),
+        );
+    },
+  };
+}
+export type EmailTokensRepository = ReturnType<typeof createEmailTokensRepository>;

@@ -1,0 +1,58 @@
+import type { AuditRecorder } from '../audit/audit.service';
+import type { UserRow } from '../users/users.repository';
+import type { SessionRow, SessionsRepository } from './sessions.repository';
+import { hashToken, newToken } from './tokens';
+
+export interface RequestMeta {
+  requestId: string;
+  ip: string;
+  userAgent?: string;
+}
+
+export interface IssuedSession {
+  user: UserRow;
+  session: SessionRow;
+  authToken: string;
+  refreshToken: string;
+}
+
+/** Creates a server-side session once every factor has been given, and records the sign-in. */
+export function createSessionIssuer(deps: {
+  sessions: SessionsRepository;
+  audit: AuditRecorder;
+  sessionMaxMs: number;
+  now: () => Date;
+}) {
+  return async function issueSession(
+    user: UserRow,
+    meta: RequestMeta,
+    method: string,
+  ): Promise<IssuedSession> {
+    const authToken = newToken();
+    const refreshToken = newToken();
+    const at = deps.now();
+    const session = await deps.sessions.insert({
+      userId: user.id,
+      authTokenHash: hashToken(authToken),
+      refreshTokenHash: hashToken(refreshToken),
+      userAgent: meta.userAgent?.slice(0, 300) ?? null,
+      ip: meta.ip,
+      createdAt: at,
+      lastSeenAt: at,
+      expiresAt: new Date(at.getTime() + deps.sessionMaxMs),
+    });
+    await deps.audit({
+      actorId: user.id,
+      actorRole: user.role,
+      action: 'auth.login',
+      outcome: 'success',
+      targetType: 'session',
+      targetId: session.id,
+      requestId: meta.requestId,
+      ip: meta.ip,
+      details: { method },
+    });
+    return { user, session, authToken, refreshToken };
+  };
+}
+export type IssueSession = ReturnType<typeof createSessionIssuer>;

@@ -1,0 +1,240 @@
+/** Email templates: every value that came from a user is escaped before it reaches HTML. */
+
+export interface MailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+/** Tagged template that escapes every interpolated value. */
+function html(strings: TemplateStringsArray, ...values: Array<string | SafeHtml>): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((v, i) => {
+    out += (v instanceof SafeHtml ? v.value : escapeHtml(v)) + (strings[i + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+class SafeHtml {
+  constructor(readonly value: string) {}
+}
+
+function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>${title}</title>
+      </head>
+      <body style="font-family:Arial,Helvetica,sans-serif;color:#1f2937;background:#f8fafc;padding:24px">
+        <div
+          style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px"
+        >
+          <p style="font-weight:bold;color:#0f4c81;margin-top:0">Medical Imaging</p>
+          ${body}
+        </div>
+      </body>
+    </html>`.value;
+}
+
+function button(href: string, label: string): SafeHtml {
+  return html`<p>
+    <a
+      href="${href}"
+      style="display:inline-block;background:#0f4c81;color:#ffffff;padding:10px 16px;border-radius:6px;text-decoration:none"
+      >${label}</a
+    >
+  </p>`;
+}
+
+/**
+ * Sent at registration. Carries the email-confirmation link; a professional is told that an
+ * admin reviews the application first.
+ */
+export function welcomeEmail(p: {
+  name: string;
+  appUrl: string;
+  verifyLink?: string;
+  verifyHours?: number;
+  pending?: boolean;
+}): MailContent {
+  const subject = 'Welcome to Medical Imaging';
+  const intro = p.pending
+    ? 'Thank you for applying for a Medical Imaging professional account. An administrator will verify your licence; we will email you once your application has been reviewed.'
+    : 'Your Medical Imaging account is ready. Sign in to upload and view your studies.';
+  const confirmText = p.verifyLink
+    ? `\n\nPlease confirm your email address: ${p.verifyLink}\nThe link works once and expires in ${p.verifyHours ?? 48} hours. Until you confirm it, studies that other people share or transfer to this address cannot reach your account.`
+    : '';
+  return {
+    subject,
+    text: `Hello ${p.name},\n\n${intro}${p.pending ? '' : ` Sign in at ${p.appUrl}/login.`}${confirmText}\n\nIf you did not create this account, reply to this message.`,
+    html: layout(
+      subject,
+      html`<p>Hello ${p.name},</p>
+        <p>${intro}</p>
+        ${
+          p.verifyLink
+            ? html`<p>Please confirm your email address.</p>
+                ${button(p.verifyLink, 'Confirm email address')}
+                <p style="color:#6b7280;font-size:13px">
+                  The link works once and expires in ${String(p.verifyHours ?? 48)} hours. Until you confirm
+                  it, studies that other people share or transfer to this address cannot reach your account.
+                </p>`
+            : html``
+        }${p.pending ? html`` : button(`${p.appUrl}/login`, 'Sign in')}
+        <p style="color:#6b7280;font-size:13px">
+          If you did not create this account, reply to this message.
+        </p>`,
+    ),
+  };
+}
+
+/** Sent to an address's owner when someone tries to register it again; the form itself reveals nothing. */
+export function duplicateRegistrationEmail(p: { appUrl: string }): MailContent {
+  const subject = 'Someone tried to register with your email';
+  return {
+    subject,
+    text: `Someone tried to create a Medical Imaging account with this email address, which already has an account.\n\nIf it was you, sign in at ${p.appUrl}/login or reset your password at ${p.appUrl}/forgot-password.\nIf it was not you, you can ignore this message; your account has not changed.`,
+    html: layout(
+      subject,
+      html`<p>
+          Someone tried to create a Medical Imaging account with this email address, which already has an
+          account.
+        </p>
+        <p>If it was you, sign in or reset your password.</p>
+        ${button(`${p.appUrl}/login`, 'Sign in')}
+        <p><a href="${p.appUrl}/forgot-password">Reset your password</a></p>
+        <p style="color:#6b7280;font-size:13px">
+          If it was not you, you can ignore this message; your account has not changed.
+        </p>`,
+    ),
+  };
+}
+
+const note = (text: string) => html`<p style="color:#6b7280;font-size:13px">${text}</p>`;
+
+/** The emailed second factor. The code is the only secret in it; it works with the pending sign-in only. */
+export function mfaCodeEmail(p: { code: string; minutes: number }): MailContent {
+  const subject = 'Your Medical Imaging verification code';
+  return {
+    subject,
+    text: `Your verification code is ${p.code}\n\nIt expires in ${p.minutes} minutes and works once. If you did not try to sign in, change your password.`,
+    html: layout(
+      subject,
+      html`<p>Your verification code is</p>
+        <p style="font-size:28px;font-weight:bold;letter-spacing:6px">${p.code}</p>
+        <p>It expires in ${String(p.minutes)} minutes and works once.</p>
+        ${note('If you did not try to sign in, change your password.')}`,
+    ),
+  };
+}
+
+export function passwordResetEmail(p: { link: string; minutes: number }): MailContent {
+  const subject = 'Reset your Medical Imaging password';
+  return {
+    subject,
+    text: `Someone asked to reset the password of this Medical Imaging account.\n\nTo choose a new password, open: ${p.link}\n\nThe link works once and expires in ${p.minutes} minutes. If you did not ask for it, ignore this message; your password has not changed.`,
+    html: layout(
+      subject,
+      html`<p>Someone asked to reset the password of this Medical Imaging account.</p>
+        ${button(p.link, 'Choose a new password')}
+        <p>The link works once and expires in ${String(p.minutes)} minutes.</p>
+        ${note('If you did not ask for it, ignore this message; your password has not changed.')}`,
+    ),
+  };
+}
+
+export function passwordChangedEmail(p: { appUrl: string }): MailContent {
+  const subject = 'Your Medical Imaging password was changed';
+  return {
+    subject,
+    text: `The password of your Medical Imaging account was just reset, and every session was signed out.\n\nIf this was not you, reset it again at ${p.appUrl}/forgot-password and contact support.`,
+    html: layout(
+      subject,
+      html`<p>
+          The password of your Medical Imaging account was just reset, and every session was signed out.
+        </p>
+        ${note(
+          'If this was not you, reset it again and contact support.',
+        )}${button(`${p.appUrl}/forgot-password`, 'Reset password')}`,
+    ),
+  };
+}
+
+export function verifyEmailEmail(p: { name: string; link: string; hours: number }): MailContent {
+  const subject = 'Confirm your email address';
+  return {
+    subject,
+    text: `Hello ${p.name},\n\nPlease confirm that this is your email address: ${p.link}\n\nUntil you do, studies that other people share or transfer to this address cannot reach your account. The link works once and expires in ${p.hours} hours.`,
+    html: layout(
+      subject,
+      html`<p>Hello ${p.name},</p>
+        <p>Please confirm that this is your email address.</p>
+        ${button(p.link, 'Confirm email address')}
+        <p>
+          Until you do, studies that other people share or transfer to this address cannot reach your account.
+          The link works once and expires in ${String(p.hours)} hours.
+        </p>`,
+    ),
+  };
+}
+
+export function professionalApprovedEmail(p: { name: string; appUrl: string }): MailContent {
+  const subject = 'Your professional account has been approved';
+  return {
+    subject,
+    text: `Hello ${p.name},\n\nAn administrator has verified your licence. Your Medical Imaging professional account is active: sign in at ${p.appUrl}/login.`,
+    html: layout(
+      subject,
+      html`<p>Hello ${p.name},</p>
+        <p>
+          An administrator has verified your licence. Your Medical Imaging professional account is active.
+        </p>
+        ${button(`${p.appUrl}/login`, 'Sign in')}`,
+    ),
+  };
+}
+
+export function professionalRejectedEmail(p: { name: string; reason: string; appUrl: string }): MailContent {
+  const subject = 'Your professional account application';
+  return {
+    subject,
+    text: `Hello ${p.name},\n\nAn administrator could not verify your professional account application.\n\nReason: ${p.reason}\n\nIf you think this is a mistake, reply to this message.`,
+    html: layout(
+      subject,
+      html`<p>Hello ${p.name},</p>
+        <p>An administrator could not verify your professional account application.</p>
+        <p><strong>Reason:</strong> ${p.reason}</p>
+        ${note('If you think this is a mistake, reply to this message.')}`,
+    ),
+  };
+}
+
+/** Sent when an uploaded study has been processed; never names the patient or the study (no PHI in email). */
+export function studyProcessedEmail(p: { ok: boolean; appUrl: string }): MailContent {
+  const subject = p.ok ? 'Your upload has been processed' : 'Your upload could not be processed';
+  const body = p.ok
+    ? 'Your upload has finished processing and is ready in My Studies.'
+    : 'We could not process your upload. Sign in to see why in your notifications.';
+  return {
+    subject,
+    text: `${body}
+
+Sign in at ${p.appUrl}/studies to see it.`,
+    html: layout(
+      subject,
+      html`<p>${body}</p>
+        ${button(`${p.appUrl}/studies`, 'Open My Studies')}`,
+    ),
+  };
+}

@@ -1,0 +1,508 @@
+import { createHash } from 'node:crypto';
+import { PassThrough, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type yauzl from 'yauzl';
+import { z } from 'zod';
+import { BYTES_PER_GB } from '@mi/contracts/rules';
+import { defineJob } from '../../jobs/queue';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { MailService } from '../mail/mail.service';
+import { studyProcessedEmail } from '../mail/templates';
+import type { RangeReader, UploadArea } from '../uploads/upload-area';
+import type { UsersRepository } from '../users/users.repository';
+import { hasDicmPreamble, NotDicomError, parseDicomHeader, type InstanceHeader } from './dicom-header';
+import {
+  QuotaExceededError,
+  type IndexedInstance,
+  type StudiesRepository,
+  type UploadRow,
+} from './studies.repository';
+import {
+  crcOf,
+  DEFAULT_ZIP_LIMITS,
+  EntryReadError,
+  IngestError,
+  listZipFiles,
+  openEntry,
+  readEntryPrefix,
+  readStoredEntry,
+  type ZipFileEntry,
+  type ZipLimits,
+} from './zip-reader';
+
+export const processStudyPayload = z.object({
+  /** study_uploads.id */
+  uploadId: z.uuid(),
+  /** The owner, so pending jobs can be listed per user. */
+  userId: z.uuid(),
+  objectName: z.string(),
+});
+
+/** Files up to this size are read into memory once; larger ones are read twice (header prefix, then copy). */
+const IN_MEMORY_MAX = 64 * 1024 * 1024;
+/** Prefix of a large file read to find its header. */
+const HEADER_PREFIX = 16 * 1024 * 1024;
+/** Instances stored per batch (their keys are recorded before any of them is written). */
+const BATCH_COUNT = 256;
+const BATCH_BYTES = 48 * 1024 * 1024;
+const PUT_CONCURRENCY = 8;
+/** Stored entries read ahead of the one being parsed. */
+const READ_AHEAD_COUNT = 16;
+const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+
+const ARCHIVE_MAGIC: Array<[number, number[]]> = [
+  [0, [0x50, 0x4b, 0x03, 0x04]],
+  [0, [0x50, 0x4b, 0x05, 0x06]],
+  [0, [0x1f, 0x8b]],
+  [0, [0x42, 0x5a, 0x68]],
+  [0, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
+  [0, [0x52, 0x61, 0x72, 0x21]],
+  [0, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+  [0, [0x28, 0xb5, 0x2f, 0xfd]],
+  [257, [0x75, 0x73, 0x74, 0x61, 0x72]],
+];
+
+interface Deps {
+  repo: StudiesRepository;
+  storage: ObjectStorage;
+  uploadArea: UploadArea;
+  users: UsersRepository;
+  mail: MailService;
+  appUrl: string;
+  defaultMaxStorageGB: number;
+  zipLimits?: Partial<ZipLimits>;
+  retryLimit?: number;
+}
+
+interface Summary {
+  files: number;
+  instances: number;
+  unchanged: number;
+  skipped: number;
+  skipReasons: Record<string, number>;
+  stages: Record<string, number>;
+}
+
+/** Storage key of one instance: unique per upload, and the same on every retry of that upload. */
+export function instanceKey(uploadId: string, sopInstanceUid: string): string {
+  const sop =
+    /^[0-9]+(\.[0-9]+)*$/.test(sopInstanceUid) && sopInstanceUid.length <= 64
+      ? sopInstanceUid
+      : createHash('sha256').update(sopInstanceUid).digest('hex').slice(0, 40);
+  return `dicom/${uploadId}/${sop}.dcm`;
+}
+
+/**
+ * process-study: turns one uploaded ZIP into indexed studies. Idempotent: object keys depend only
+ * on the upload and the SOP Instance UID, every key is recorded before it is written, and one
+ * transaction indexes everything at the end; whatever a failed or crashed run wrote and nothing
+ * indexes is deleted (on failure, on the retry's completion, or by the stale-upload sweep).
+ */
+export function processStudyJob(deps: Deps) {
+  const retryLimit = deps.retryLimit ?? 3;
+  const limits: ZipLimits = { ...DEFAULT_ZIP_LIMITS, ...deps.zipLimits };
+
+  async function reconcile(uploadId: string) {
+    const keys = await deps.repo.unindexedIntents(uploadId);
+    await forEachLimit(keys, PUT_CONCURRENCY, (key) => deps.storage.delete(key));
+    await deps.repo.clearIntents(uploadId);
+  }
+
+  async function notifyByEmail(ownerId: string, ok: boolean) {
+    const owner = await deps.users.findById(ownerId);
+    if (owner?.emailNotifications)
+      await deps.mail.send(owner.email, studyProcessedEmail({ ok, appUrl: deps.appUrl }));
+  }
+
+  async function fail(upload: UploadRow, reason: string, summary: Partial<Summary>, log: Logger) {
+    await deps.repo.failUpload(upload.id, reason, summary, {
+      userId: upload.ownerId,
+      type: 'system',
+      title: /^(No DICOM images|The upload is empty)/.test(reason)
+        ? 'No study found in your upload'
+        : 'Upload could not be processed',
+      description: reason,
+    });
+    await reconcile(upload.id);
+    await deps.uploadArea.remove(upload.objectName);
+    await notifyByEmail(upload.ownerId, false);
+    log.info({ uploadId: upload.id, reason }, 'upload failed');
+  }
+
+  /** After the indexing transaction: drop unindexed objects and the ZIP, send the email. Safe to repeat. */
+  async function finish(upload: UploadRow, firstTime: boolean) {
+    await reconcile(upload.id);
+    await deps.uploadArea.remove(upload.objectName);
+    if (firstTime) await notifyByEmail(upload.ownerId, true);
+  }
+
+  async function ingest(upload: UploadRow, log: Logger): Promise<void> {
+    const t0 = Date.now();
+    const stages: Record<string, number> = { unzipParse: 0, store: 0, index: 0 };
+    const summary: Summary = { files: 0, instances: 0, unchanged: 0, skipped: 0, skipReasons: {}, stages };
+    const skip = (reason: string) => {
+      summary.skipped++;
+      summary.skipReasons[reason] = (summary.skipReasons[reason] ?? 0) + 1;
+    };
+
+    const info = await deps.uploadArea.info(upload.objectName);
+    if (!info || info.size === undefined || info.offset !== info.size) {
+      throw new IngestError('The upload is missing or did not finish. Please upload the files again.');
+    }
+    const owner = await deps.users.findById(upload.ownerId);
+    if (!owner) throw new IngestError('The account no longer exists.');
+    const maxBytes = owner.maxStorageBytes ?? Math.round(deps.defaultMaxStorageGB * BYTES_PER_GB);
+
+    let zip: yauzl.ZipFile;
+    try {
+      zip = await deps.uploadArea.openZip(upload.objectName, info.size);
+    } catch (err) {
+      log.info({ err: (err as Error).message }, 'not a readable zip');
+      throw new IngestError(
+        'The file is not a complete ZIP archive (it may be truncated or damaged). Please upload it again.',
+      );
+    }
+    let ranges: RangeReader;
+    try {
+      ranges = await deps.uploadArea.openRanges(upload.objectName);
+    } catch (err) {
+      zip.close();
+      throw err;
+    }
+    try {
+      const listed = await listZipFiles(zip, limits);
+      summary.files = listed.files.length + listed.skipped.length;
+      for (const s of listed.skipped) skip(s.reason);
+
+      // DICOMDIRs first, so files they reference are known before those files are read.
+      const isDicomDir = (f: ZipFileEntry) => /(^|\/)DICOMDIR$/i.test(f.name);
+      const ordered = [...listed.files.filter(isDicomDir), ...listed.files.filter((f) => !isDicomDir(f))];
+      const referenced = new Map<string, string | null>();
+      const seen = new Set<string>();
+      const items: IndexedInstance[] = [];
+      let newBytes = 0;
+
+      type Pending = {
+        header: InstanceHeader;
+        crc: number;
+        size: number;
+        data: Buffer | null;
+        file: ZipFileEntry;
+      };
+      let batch: Pending[] = [];
+      let batchBytes = 0;
+
+      const store = async (current: Pending[]) => {
+        const ts = Date.now();
+        const existing = await deps.repo.existingInstances(
+          upload.ownerId,
+          current.map((b) => ({ studyUid: b.header.studyInstanceUid, sopUid: b.header.sopInstanceUid })),
+        );
+        const same = new Set(existing.map((e) => `${e.studyUid}|${e.sopUid}|${e.sizeBytes}|${e.crc32}`));
+        const oldSize = new Map(existing.map((e) => [`${e.studyUid}|${e.sopUid}`, e.sizeBytes]));
+        const toStore: Pending[] = [];
+        for (const b of current) {
+          const id = `${b.header.studyInstanceUid}|${b.header.sopInstanceUid}`;
+          if (same.has(`${id}|${b.size}|${b.crc}`)) {
+            summary.unchanged++;
+            items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: null });
+            continue;
+          }
+          newBytes += b.size - (oldSize.get(id) ?? 0);
+          toStore.push(b);
+        }
+        if (owner.usedStorageBytes + newBytes > maxBytes) throw new QuotaExceededError(maxBytes);
+        const keys = toStore.map((b) => instanceKey(upload.id, b.header.sopInstanceUid));
+        await deps.repo.recordIntents(upload.id, keys);
+        const stored: string[] = [];
+        await forEachLimit(toStore, PUT_CONCURRENCY, async (b, i) => {
+          const key = keys[i]!;
+          // Durable as a batch: one directory sync below instead of one per file.
+          const opts = { size: b.size, contentType: 'application/dicom', deferDurability: true };
+          if (b.data) {
+            await deps.storage.put(key, b.data, opts);
+          } else {
+            // Large file: its CRC is the central directory's, checked while the bytes are copied.
+            const check = new CrcCheck(b.crc);
+            const body = new PassThrough();
+            const source = await openEntry(zip, b.file.entry);
+            const copying = pipeline(source, check, body);
+            try {
+              await Promise.all([deps.storage.put(key, body, opts), copying]);
+            } catch (err) {
+              if (!check.mismatch) throw err;
+              // Nothing indexes the key; reconcile deletes whatever the put left.
+              skip('damaged entry in the ZIP');
+              return;
+            }
+          }
+          stored.push(key);
+          items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: key });
+          summary.instances++;
+        });
+        await deps.storage.persist(stored);
+        stages.store! += Date.now() - ts;
+      };
+
+      // Storing batch k overlaps reading and parsing batch k+1; batches are stored one at a time, in
+      // order, so the quota arithmetic and the dedupe lookups see every earlier batch.
+      let storing: Promise<void> = Promise.resolve();
+      let storeFailure: unknown;
+      const flush = () => {
+        if (storeFailure !== undefined) throw storeFailure;
+        if (batch.length === 0) return;
+        const current = batch;
+        batch = [];
+        batchBytes = 0;
+        storing = storing.then(() => store(current));
+        storing.catch((err: unknown) => {
+          storeFailure ??= err;
+        });
+      };
+
+      // Stored entries are read a few ahead of the one being parsed: each read waits on the disk (or
+      // on S3), and waiting for several at once instead of one after the other keeps the loop busy.
+      const isStored = (f: ZipFileEntry) => f.entry.compressionMethod === 0 && f.size <= IN_MEMORY_MAX;
+      const ahead = new Map<number, Promise<Buffer>>();
+      let aheadBytes = 0;
+      let nextAhead = 0;
+      const readAhead = (from: number) => {
+        nextAhead = Math.max(nextAhead, from);
+        while (nextAhead < ordered.length && ahead.size < READ_AHEAD_COUNT && aheadBytes < READ_AHEAD_BYTES) {
+          const f = ordered[nextAhead]!;
+          if (isStored(f)) {
+            const read = readStoredEntry(ranges, f.entry);
+            // Failures surface when the entry's turn comes; until then they are not unhandled.
+            read.catch(() => undefined);
+            ahead.set(nextAhead, read);
+            aheadBytes += f.size;
+          }
+          nextAhead++;
+        }
+      };
+
+      try {
+        for (const [index, file] of ordered.entries()) {
+          const tp = Date.now();
+          let data: Buffer;
+          let complete: boolean;
+          try {
+            if (isStored(file)) {
+              readAhead(index);
+              const read = ahead.get(index) ?? readStoredEntry(ranges, file.entry);
+              if (ahead.delete(index)) aheadBytes -= file.size;
+              data = await read;
+              complete = true;
+              readAhead(index + 1);
+            } else {
+              ({ data, complete } = await readEntryPrefix(
+                zip,
+                file.entry,
+                file.size <= IN_MEMORY_MAX ? file.size + 1 : HEADER_PREFIX,
+              ));
+            }
+          } catch (err) {
+            if (err instanceof EntryReadError) {
+              skip('damaged entry in the ZIP');
+              continue;
+            }
+            throw err;
+          }
+          const refTs = referenced.get(file.name.toUpperCase());
+          if (!hasDicmPreamble(data) && refTs === undefined) {
+            skip(isArchive(data) ? 'nested archive (not opened)' : 'not a DICOM file');
+            stages.unzipParse! += Date.now() - tp;
+            continue;
+          }
+          let header;
+          try {
+            header = parseDicomHeader(data, {
+              complete,
+              ...(refTs !== undefined ? { transferSyntaxUid: refTs ?? '1.2.840.10008.1.2' } : {}),
+            });
+          } catch (err) {
+            if (!(err instanceof NotDicomError)) throw err;
+            skip(err.message);
+            stages.unzipParse! += Date.now() - tp;
+            continue;
+          }
+          if (header.kind === 'dicomdir') {
+            const base = file.name.includes('/') ? file.name.slice(0, file.name.lastIndexOf('/') + 1) : '';
+            for (const f of header.files)
+              referenced.set(`${base}${f.path.join('/')}`.toUpperCase(), f.transferSyntaxUid);
+            skip('DICOMDIR (media index, read)');
+            stages.unzipParse! += Date.now() - tp;
+            continue;
+          }
+          const dedupe = `${header.studyInstanceUid}|${header.sopInstanceUid}`;
+          if (seen.has(dedupe)) {
+            skip('duplicate instance in the upload');
+            continue;
+          }
+          // Whole files are checked against the central directory here; large ones while they are copied.
+          const crc = complete ? crcOf(data) : file.entry.crc32 >>> 0;
+          if (complete && crc !== file.entry.crc32 >>> 0) {
+            skip('damaged entry in the ZIP');
+            continue;
+          }
+          seen.add(dedupe);
+          stages.unzipParse! += Date.now() - tp;
+          batch.push({ header, crc, size: file.size, data: complete ? data : null, file });
+          batchBytes += complete ? file.size : 0;
+          if (batch.length >= BATCH_COUNT || batchBytes >= BATCH_BYTES) flush();
+        }
+        flush();
+      } finally {
+        // Never leave a batch writing or a read pending behind us, whatever happened while reading.
+        await Promise.allSettled([storing, ...ahead.values()]);
+      }
+      if (storeFailure !== undefined) throw storeFailure;
+
+      if (items.length === 0) {
+        const reasons = Object.entries(summary.skipReasons)
+          .map(([r, n]) => `${n} ${r}`)
+          .join(', ');
+        throw new IngestError(
+          summary.files === 0
+            ? 'The upload is empty: no files were found in the ZIP.'
+            : `No DICOM images were found in your upload. ${summary.skipped} file(s) were skipped${reasons ? ` (${reasons})` : ''}.`,
+        );
+      }
+
+      const ti = Date.now();
+      const studyCount = new Set(items.map((i) => i.header.studyInstanceUid)).size;
+      await deps.repo.commitIngest({
+        uploadId: upload.id,
+        ownerId: upload.ownerId,
+        defaultMaxBytes: Math.round(deps.defaultMaxStorageGB * BYTES_PER_GB),
+        items,
+        summary: { ...summary },
+        notification: () => ({
+          userId: upload.ownerId,
+          type: 'system',
+          title: studyCount === 1 ? 'Study processed' : 'Studies processed',
+          description: describeSuccess(studyCount, summary),
+        }),
+      });
+      stages.index = Date.now() - ti;
+      stages.total = Date.now() - t0;
+      await deps.repo.setUploadSummary(upload.id, { ...summary });
+      log.info(
+        { uploadId: upload.id, instances: summary.instances, skipped: summary.skipped, stages },
+        'upload processed',
+      );
+    } finally {
+      zip.close();
+      await ranges.close().catch(() => undefined);
+    }
+  }
+
+  const job = defineJob({
+    name: 'process-study',
+    payload: processStudyPayload,
+    retry: { limit: retryLimit, delaySeconds: 10 },
+    async handler({ uploadId }, { log }) {
+      const upload = await deps.repo.findUpload(uploadId);
+      if (!upload || upload.status === 'failed') return;
+      if (upload.status === 'completed') {
+        // A run that died after committing: only the clean-up is left.
+        await finish(upload, false);
+        return;
+      }
+      const attempt = await deps.repo.markProcessing(upload.id);
+      try {
+        await ingest(upload, log);
+        await finish(upload, true);
+      } catch (err) {
+        if (err instanceof IngestError) return fail(upload, err.message, {}, log);
+        if (err instanceof QuotaExceededError) {
+          const gb = Math.round((err.maxBytes / BYTES_PER_GB) * 100) / 100;
+          return fail(
+            upload,
+            `Storage Limit Exceeded: this upload would exceed your storage limit of ${gb} GB.`,
+            {},
+            log,
+          );
+        }
+        await reconcile(upload.id);
+        if (attempt > retryLimit) {
+          log.error({ err }, 'processing failed on every attempt');
+          return fail(
+            upload,
+            'The upload could not be processed because of an error on our side. Please try again later.',
+            {},
+            log,
+          );
+        }
+        throw err;
+      }
+    },
+  });
+  return Object.assign(job, {
+    /** Ends an upload whose processing keeps getting lost: marks it failed, tells the owner, cleans up. */
+    abandon: (upload: UploadRow, reason: string, log: Logger) => fail(upload, reason, {}, log),
+  });
+}
+export type ProcessStudyJob = ReturnType<typeof processStudyJob>;
+
+function describeSuccess(studyCount: number, s: Summary): string {
+  const images = s.instances + s.unchanged;
+  let text = `Your upload has been processed: ${studyCount} ${studyCount === 1 ? 'study' : 'studies'} with ${images} ${images === 1 ? 'image' : 'images'} ${studyCount === 1 ? 'is' : 'are'} ready in My Studies.`;
+  if (s.unchanged > 0)
+    text += ` ${s.unchanged} ${s.unchanged === 1 ? 'image was' : 'images were'} already stored.`;
+  const skippedFiles = s.skipped - (s.skipReasons['DICOMDIR (media index, read)'] ?? 0);
+  if (skippedFiles > 0) {
+    const reasons = Object.entries(s.skipReasons)
+      .filter(([r]) => !r.startsWith('DICOMDIR'))
+      .map(([r, n]) => `${n} ${r}`)
+      .join(', ');
+    text += ` ${skippedFiles} ${skippedFiles === 1 ? 'file was' : 'files were'} skipped (${reasons}).`;
+  }
+  return text;
+}
+
+function isArchive(data: Buffer): boolean {
+  return ARCHIVE_MAGIC.some(
+    ([at, sig]) => data.length >= at + sig.length && sig.every((b, i) => data[at + i] === b),
+  );
+}
+
+/** Passes bytes through and fails the stream if they do not hash to the CRC measured earlier. */
+class CrcCheck extends Transform {
+  private crc = 0;
+  /** The bytes did not match: the entry is damaged, not the storage. */
+  mismatch = false;
+  constructor(private readonly expected: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.crc = crcOf(chunk, this.crc);
+    cb(null, chunk);
+  }
+  override _flush(cb: TransformCallback): void {
+    this.mismatch = this.crc !== this.expected;
+    cb(this.mismatch ? new Error('entry does not match its CRC-32') : null);
+  }
+}
+
+async function forEachLimit<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (failed === undefined && next < items.length) {
+      const i = next++;
+      try {
+        await fn(items[i]!, i);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failed !== undefined) throw failed;
+}

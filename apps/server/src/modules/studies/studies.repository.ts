@@ -1,0 +1,458 @@
+import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import {
+  instances,
+  notifications,
+  series,
+  studies,
+  studyListVersions,
+  studyUploads,
+  uploadObjects,
+  users,
+} from '../../db/schema/index';
+import type { InstanceHeader } from './dicom-header';
+
+export type StudyRow = typeof studies.$inferSelect;
+export type UploadRow = typeof studyUploads.$inferSelect;
+export type NewNotification = Omit<typeof notifications.$inferInsert, 'id'>;
+
+/** One instance ready to be indexed; `storageKey` null means "already stored unchanged, index nothing". */
+export interface IndexedInstance {
+  header: InstanceHeader;
+  sizeBytes: number;
+  crc32: number;
+  storageKey: string | null;
+}
+
+export class QuotaExceededError extends Error {
+  override readonly name = 'QuotaExceededError';
+  constructor(readonly maxBytes: number) {
+    super('storage quota exceeded');
+  }
+}
+
+const CHUNK = 500;
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Data access for studies, their series and instances, uploads being processed, and their objects. */
+export function createStudiesRepository(db: Db) {
+  return {
+    // --- uploads ---------------------------------------------------------------------------
+    async findUploadByObjectName(objectName: string): Promise<UploadRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(studyUploads)
+        .where(eq(studyUploads.objectName, objectName))
+        .limit(1);
+      return row;
+    },
+    async findUpload(id: string): Promise<UploadRow | undefined> {
+      const [row] = await db.select().from(studyUploads).where(eq(studyUploads.id, id)).limit(1);
+      return row;
+    },
+    /** Creates the upload record unless one exists for this object; returns the row either way. */
+    async ensureUpload(values: {
+      ownerId: string;
+      objectName: string;
+      uploadType: 'regular' | 'shared';
+      sizeBytes: number;
+    }): Promise<{ row: UploadRow; created: boolean }> {
+      const [row] = await db
+        .insert(studyUploads)
+        .values(values)
+        .onConflictDoNothing({ target: studyUploads.objectName })
+        .returning();
+      if (row) return { row, created: true };
+      const existing = await this.findUploadByObjectName(values.objectName);
+      if (!existing) throw new Error('upload record vanished');
+      return { row: existing, created: false };
+    },
+    async setUploadJob(id: string, jobId: string): Promise<void> {
+      await db.update(studyUploads).set({ jobId }).where(eq(studyUploads.id, id));
+    },
+    async markProcessing(id: string): Promise<number> {
+      const [row] = await db
+        .update(studyUploads)
+        .set({ status: 'processing', attempts: sql`${studyUploads.attempts} + 1` })
+        .where(eq(studyUploads.id, id))
+        .returning({ attempts: studyUploads.attempts });
+      return row?.attempts ?? 0;
+    },
+    async setUploadSummary(id: string, summary: Record<string, unknown>): Promise<void> {
+      await db.update(studyUploads).set({ summary }).where(eq(studyUploads.id, id));
+    },
+    /** Marks the upload failed and leaves the user a notification, in one transaction. */
+    async failUpload(
+      id: string,
+      reason: string,
+      summary: Record<string, unknown>,
+      notification: NewNotification,
+    ): Promise<void> {
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(studyUploads)
+          .set({ status: 'failed', reason, summary, finishedAt: new Date() })
+          .where(and(eq(studyUploads.id, id), inArray(studyUploads.status, ['queued', 'processing'])))
+          .returning({ id: studyUploads.id });
+        if (row) await tx.insert(notifications).values(notification);
+      });
+    },
+
+    // --- objects a run writes ----------------------------------------------------------------
+    async recordIntents(uploadId: string, keys: string[]): Promise<void> {
+      for (const part of chunks(keys)) {
+        await db
+          .insert(uploadObjects)
+          .values(part.map((storageKey) => ({ uploadId, storageKey })))
+          .onConflictDoNothing();
+      }
+    },
+    /** Objects this upload wrote (or replaced) that no instance references. */
+    async unindexedIntents(uploadId: string): Promise<string[]> {
+      const rows = await db
+        .select({ key: uploadObjects.storageKey })
+        .from(uploadObjects)
+        .where(
+          and(
+            eq(uploadObjects.uploadId, uploadId),
+            sql`not exists (select 1 from ${instances} i where i.storage_key = ${uploadObjects.storageKey})`,
+          ),
+        );
+      return rows.map((r) => r.key);
+    },
+    async clearIntents(uploadId: string): Promise<void> {
+      await db.delete(uploadObjects).where(eq(uploadObjects.uploadId, uploadId));
+    },
+    /** Uploads left queued or processing by a run that died long ago. */
+    async staleUploads(olderThan: Date): Promise<UploadRow[]> {
+      return db
+        .select()
+        .from(studyUploads)
+        .where(
+          and(
+            inArray(studyUploads.status, ['queued', 'processing']),
+            sql`${studyUploads.createdAt} < ${olderThan}`,
+          ),
+        );
+    },
+
+    /** Already indexed instances of this owner with these (study, SOP) UIDs. */
+    async existingInstances(ownerId: string, pairs: Array<{ studyUid: string; sopUid: string }>) {
+      if (pairs.length === 0) return [];
+      const sops = [...new Set(pairs.map((p) => p.sopUid))];
+      return db
+        .select({
+          studyUid: studies.studyInstanceUid,
+          sopUid: instances.sopInstanceUid,
+          sizeBytes: instances.sizeBytes,
+          crc32: instances.crc32,
+          storageKey: instances.storageKey,
+        })
+        .from(instances)
+        .innerJoin(studies, eq(studies.id, instances.studyId))
+        .where(
+          and(
+            eq(studies.ownerId, ownerId),
+            isNull(studies.deletingSince),
+            inArray(instances.sopInstanceUid, sops),
+          ),
+        );
+    },
+
+    /**
+     * Indexes everything one upload brought, charges the quota and completes the upload, all in one
+     * transaction: either the studies appear whole or nothing changes. The owner's row is locked so
+     * concurrent uploads of one user are charged one after the other.
+     */
+    async commitIngest(p: {
+      uploadId: string;
+      ownerId: string;
+      defaultMaxBytes: number;
+      items: IndexedInstance[];
+      summary: Record<string, unknown>;
+      notification: (result: { studyIds: string[]; chargedBytes: number }) => NewNotification;
+    }): Promise<{ studyIds: string[]; chargedBytes: number }> {
+      return db.transaction(async (tx) => {
+        const [owner] = await tx
+          .select({ used: users.usedStorageBytes, max: users.maxStorageBytes })
+          .from(users)
+          .where(eq(users.id, p.ownerId))
+          .for('update');
+        if (!owner) throw new Error('owner not found');
+
+        const studyIdByUid = new Map<string, string>();
+        const seriesIdByKey = new Map<string, string>();
+        const now = new Date();
+        for (const item of p.items) {
+          const h = item.header;
+          if (!studyIdByUid.has(h.studyInstanceUid)) {
+            const [row] = await tx
+              .insert(studies)
+              .values({
+                ownerId: p.ownerId,
+                studyInstanceUid: h.studyInstanceUid,
+                patientName: h.patientName,
+                patientId: h.patientId,
+                patientBirthDate: h.patientBirthDate,
+                patientSex: h.patientSex,
+                patientAge: h.patientAge,
+                studyDate: h.studyDate,
+                studyTime: h.studyTime,
+                studyDescription: h.studyDescription,
+                accessionNumber: h.accessionNumber,
+                institutionName: h.institutionName,
+                bodyPart: h.bodyPart,
+                processStatus: 'completed',
+                createdAt: now,
+                updatedAt: now,
+              })
+              .onConflictDoUpdate({
+                target: [studies.ownerId, studies.studyInstanceUid],
+                // The unique index leaves out studies being deleted: a new upload makes a new study.
+                targetWhere: sql`${studies.deletingSince} is null`,
+                set: {
+                  updatedAt: now,
+                  patientName: sql`coalesce(${studies.patientName}, excluded.patient_name)`,
+                  studyDescription: sql`coalesce(${studies.studyDescription}, excluded.study_description)`,
+                  studyDate: sql`coalesce(${studies.studyDate}, excluded.study_date)`,
+                  institutionName: sql`coalesce(${studies.institutionName}, excluded.institution_name)`,
+                  bodyPart: sql`coalesce(${studies.bodyPart}, excluded.body_part)`,
+                },
+              })
+              .returning({ id: studies.id });
+            studyIdByUid.set(h.studyInstanceUid, row!.id);
+          }
+          const studyId = studyIdByUid.get(h.studyInstanceUid)!;
+          const seriesKey = `${studyId}|${h.seriesInstanceUid}`;
+          if (!seriesIdByKey.has(seriesKey)) {
+            const [row] = await tx
+              .insert(series)
+              .values({
+                studyId,
+                seriesInstanceUid: h.seriesInstanceUid,
+                modality: h.modality,
+                seriesNumber: h.seriesNumber,
+                seriesDescription: h.seriesDescription,
+                bodyPart: h.bodyPart,
+              })
+              .onConflictDoUpdate({
+                target: [series.studyId, series.seriesInstanceUid],
+                set: { modality: sql`coalesce(${series.modality}, excluded.modality)` },
+              })
+              .returning({ id: series.id });
+            seriesIdByKey.set(seriesKey, row!.id);
+          }
+        }
+
+        const studyIds = [...new Set(studyIdByUid.values())];
+        const existing = new Map<
+          string,
+          { id: string; sizeBytes: number; crc32: number; storageKey: string }
+        >();
+        for (const part of chunks(p.items.map((i) => i.header.sopInstanceUid))) {
+          const rows = await tx
+            .select({
+              id: instances.id,
+              studyId: instances.studyId,
+              sop: instances.sopInstanceUid,
+              sizeBytes: instances.sizeBytes,
+              crc32: instances.crc32,
+              storageKey: instances.storageKey,
+            })
+            .from(instances)
+            .where(and(inArray(instances.studyId, studyIds), inArray(instances.sopInstanceUid, part)));
+          for (const r of rows) existing.set(`${r.studyId}|${r.sop}`, r);
+        }
+
+        let delta = 0;
+        const inserts: Array<typeof instances.$inferInsert> = [];
+        const replacedKeys: string[] = [];
+        for (const item of p.items) {
+          const h = item.header;
+          const studyId = studyIdByUid.get(h.studyInstanceUid)!;
+          const seriesId = seriesIdByKey.get(`${studyId}|${h.seriesInstanceUid}`)!;
+          const old = existing.get(`${studyId}|${h.sopInstanceUid}`);
+          if (old && old.sizeBytes === item.sizeBytes && old.crc32 === item.crc32) continue;
+          if (!item.storageKey) continue;
+          if (old) {
+            await tx
+              .update(instances)
+              .set({
+                seriesId,
+                sizeBytes: item.sizeBytes,
+                crc32: item.crc32,
+                storageKey: item.storageKey,
+                transferSyntaxUid: h.transferSyntaxUid,
+                sopClassUid: h.sopClassUid,
+                instanceNumber: h.instanceNumber,
+              })
+              .where(eq(instances.id, old.id));
+            delta += item.sizeBytes - old.sizeBytes;
+            replacedKeys.push(old.storageKey);
+          } else {
+            inserts.push({
+              studyId,
+              seriesId,
+              sopInstanceUid: h.sopInstanceUid,
+              sopClassUid: h.sopClassUid,
+              instanceNumber: h.instanceNumber,
+              transferSyntaxUid: h.transferSyntaxUid,
+              sizeBytes: item.sizeBytes,
+              crc32: item.crc32,
+              storageKey: item.storageKey,
+            });
+            delta += item.sizeBytes;
+          }
+        }
+        for (const part of chunks(inserts)) await tx.insert(instances).values(part);
+
+        const maxBytes = owner.max ?? p.defaultMaxBytes;
+        if (owner.used + delta > maxBytes) throw new QuotaExceededError(maxBytes);
+        if (delta !== 0) {
+          await tx
+            .update(users)
+            .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} + ${delta})` })
+            .where(eq(users.id, p.ownerId));
+        }
+        // Replaced objects become this upload's to delete once it is committed.
+        if (replacedKeys.length > 0) {
+          for (const part of chunks(replacedKeys)) {
+            await tx
+              .insert(uploadObjects)
+              .values(part.map((storageKey) => ({ uploadId: p.uploadId, storageKey })))
+              .onConflictDoNothing();
+          }
+        }
+        await refreshAggregates(tx as unknown as Db, studyIds);
+        await tx
+          .update(studyUploads)
+          .set({ status: 'completed', reason: null, summary: p.summary, studyIds, finishedAt: new Date() })
+          .where(eq(studyUploads.id, p.uploadId));
+        const result = { studyIds, chargedBytes: delta };
+        await tx.insert(notifications).values(p.notification(result));
+        return result;
+      });
+    },
+
+    // --- studies -----------------------------------------------------------------------------
+    async findStudy(id: string): Promise<StudyRow | undefined> {
+      const [row] = await db.select().from(studies).where(eq(studies.id, id)).limit(1);
+      return row;
+    },
+    /** Moves on every change to the owner's studies (see study_list_versions). */
+    async listVersion(ownerId: string): Promise<number> {
+      const [row] = await db
+        .select({ version: studyListVersions.version })
+        .from(studyListVersions)
+        .where(eq(studyListVersions.ownerId, ownerId));
+      return row?.version ?? 0;
+    },
+    async listCompleted(ownerId: string): Promise<StudyRow[]> {
+      return db
+        .select()
+        .from(studies)
+        .where(
+          and(
+            eq(studies.ownerId, ownerId),
+            eq(studies.processStatus, 'completed'),
+            isNull(studies.deletingSince),
+          ),
+        )
+        .orderBy(desc(studies.createdAt), desc(studies.id));
+    },
+    /** The study's instances in archive order: series by number then UID, instances by number then UID. */
+    async instancesForDownload(studyId: string) {
+      return db
+        .select({
+          seriesUid: series.seriesInstanceUid,
+          seriesNumber: series.seriesNumber,
+          modality: series.modality,
+          sopUid: instances.sopInstanceUid,
+          instanceNumber: instances.instanceNumber,
+          sizeBytes: instances.sizeBytes,
+          crc32: instances.crc32,
+          storageKey: instances.storageKey,
+        })
+        .from(instances)
+        .innerJoin(series, eq(series.id, instances.seriesId))
+        .where(eq(instances.studyId, studyId))
+        .orderBy(
+          sql`${series.seriesNumber} asc nulls last`,
+          asc(series.seriesInstanceUid),
+          sql`${instances.instanceNumber} asc nulls last`,
+          asc(instances.sopInstanceUid),
+        );
+    },
+    async storageKeysOf(studyId: string): Promise<string[]> {
+      const rows = await db
+        .select({ key: instances.storageKey })
+        .from(instances)
+        .where(eq(instances.studyId, studyId));
+      return rows.map((r) => r.key);
+    },
+    /** Starts a delete: from now on the study is hidden from every reader. False when it is not the owner's. */
+    async markDeleting(studyId: string, ownerId: string, now: Date): Promise<boolean> {
+      const [row] = await db
+        .update(studies)
+        .set({ deletingSince: sql`coalesce(${studies.deletingSince}, ${now})` })
+        .where(and(eq(studies.id, studyId), eq(studies.ownerId, ownerId)))
+        .returning({ id: studies.id });
+      return Boolean(row);
+    },
+    /** Deletes that started before `olderThan` and never finished. */
+    async unfinishedDeletes(olderThan: Date): Promise<Array<{ id: string; ownerId: string }>> {
+      return db
+        .select({ id: studies.id, ownerId: studies.ownerId })
+        .from(studies)
+        .where(lt(studies.deletingSince, olderThan))
+        .limit(500);
+    },
+    /** Deletes the study row (series and instances cascade) and frees its bytes from the owner's quota. */
+    async deleteStudy(studyId: string, ownerId: string): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .select({ id: studies.id })
+          .from(studies)
+          .where(and(eq(studies.id, studyId), eq(studies.ownerId, ownerId)))
+          .for('update');
+        if (!row) return false;
+        const [sum] = await tx
+          .select({ bytes: sql<string>`coalesce(sum(${instances.sizeBytes}), 0)` })
+          .from(instances)
+          .where(eq(instances.studyId, studyId));
+        await tx.delete(studies).where(eq(studies.id, studyId));
+        const bytes = Number(sum?.bytes ?? 0);
+        if (bytes > 0) {
+          await tx
+            .update(users)
+            .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} - ${bytes})` })
+            .where(eq(users.id, ownerId));
+        }
+        return true;
+      });
+    },
+  };
+}
+export type StudiesRepository = ReturnType<typeof createStudiesRepository>;
+
+async function refreshAggregates(db: Db, studyIds: string[]): Promise<void> {
+  if (studyIds.length === 0) return;
+  await db
+    .update(series)
+    .set({ instanceCount: sql`(select count(*)::int from ${instances} i where i.series_id = ${series.id})` })
+    .where(inArray(series.studyId, studyIds));
+  await db
+    .update(studies)
+    .set({
+      seriesCount: sql`(select count(*)::int from ${series} s where s.study_id = ${studies.id})`,
+      instanceCount: sql`(select count(*)::int from ${instances} i where i.study_id = ${studies.id})`,
+      sizeBytes: sql`(select coalesce(sum(i.size_bytes), 0)::bigint from ${instances} i where i.study_id = ${studies.id})`,
+      modalities: sql`(select coalesce(array_agg(distinct s.modality order by s.modality) filter (where s.modality is not null), '{}'::text[]) from ${series} s where s.study_id = ${studies.id})`,
+      bodyPart: sql`coalesce(${studies.bodyPart}, (select s.body_part from ${series} s where s.study_id = ${studies.id} and s.body_part is not null limit 1))`,
+    })
+    .where(inArray(studies.id, studyIds));
+}

@@ -1,0 +1,180 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBodySchema } from '@mi/contracts/errors';
+import {
+  analysisStudySchema,
+  processStudyBodySchema,
+  processStudyResponseSchema,
+  studyListSchema,
+  studyResponseSchema,
+} from '@mi/contracts/studies';
+import { requestMeta, requireUser } from '../../http/auth-hook';
+import type { Services } from '../../services';
+import { parseRange } from './download-zip';
+import { toAnalysisStudyDto, toStudyDto } from './studies.service';
+
+const id = z.string().min(1).max(200);
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema };
+
+/** Spec §7 studies calls. Every study-derived route goes through `requireStudyAccess`. */
+export function studiesRoutes(services: Services): FastifyPluginAsyncZod {
+  const { studies } = services;
+  return async (app) => {
+    app.post(
+      '/studies/process',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: 'Queue processing of a finished upload',
+          body: processStudyBodySchema,
+          response: { 202: processStudyResponseSchema, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const auth = requireUser(req);
+        const result = await studies.requestProcessing(auth, req.body, requestMeta(req));
+        return reply.status(202).send(result);
+      },
+    );
+
+    app.get(
+      '/studies/user/:userId',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: "The user's processed studies, newest upload first",
+          params: z.object({ userId: id }),
+          response: { 200: studyListSchema, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const ifNoneMatch =
+          typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
+        const list = await studies.listSerialized(
+          requireUser(req),
+          req.params.userId,
+          requestMeta(req),
+          ifNoneMatch,
+        );
+        // no-cache: the browser keeps the list but revalidates every time, getting a 304 while it stands.
+        // The bytes were serialised from DTOs built field by field to studySchema (toStudyDto) when the
+        // list last changed; Fastify sends a Buffer as is, so the schema types do not apply to it.
+        const raw = reply as unknown as FastifyReply;
+        const gzip = acceptsGzip(req.headers['accept-encoding']);
+        raw
+          .header('etag', gzip ? list.gzippedEtag : list.etag)
+          .header('cache-control', 'private, no-cache')
+          .header('vary', 'Accept-Encoding');
+        if (list.notModified) return raw.status(304).send();
+        raw.header('content-type', 'application/json; charset=utf-8');
+        if (gzip) return raw.header('content-encoding', 'gzip').send(list.gzipped);
+        return raw.send(list.body);
+      },
+    );
+
+    app.get(
+      '/studies/study/:id',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: 'One study',
+          params: z.object({ id }),
+          response: { 200: studyResponseSchema, ...errors },
+        },
+      },
+      async (req) => ({
+        data: toStudyDto(await studies.get(requireUser(req), req.params.id, requestMeta(req))),
+      }),
+    );
+
+    app.get(
+      '/studies/download/:studyId',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: 'The study as a ZIP of its original files (HTTP ranges supported)',
+          params: z.object({ studyId: id }),
+          response: { 200: z.any(), 206: z.any(), 416: errorBodySchema, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const rangeHeader = typeof req.headers.range === 'string' ? req.headers.range : null;
+        const { study, layout } = await studies.download(
+          requireUser(req),
+          req.params.studyId,
+          requestMeta(req),
+          rangeHeader,
+        );
+        const ifRange = req.headers['if-range'];
+        const range =
+          ifRange && ifRange !== layout.etag ? null : parseRange(rangeHeader ?? undefined, layout.length);
+        reply
+          .header('accept-ranges', 'bytes')
+          .header('etag', layout.etag)
+          .header('cache-control', 'private, no-store');
+        if (range === 'unsatisfiable') {
+          return reply
+            .status(416)
+            .header('content-range', `bytes */${layout.length}`)
+            .send({ error: 'The requested range is outside the archive.', code: 'BAD_REQUEST' });
+        }
+        reply
+          .header('content-type', 'application/zip')
+          .header('content-disposition', `attachment; filename="study-${study.id}.zip"`);
+        if (range) {
+          return reply
+            .status(206)
+            .header('content-range', `bytes ${range.start}-${range.end}/${layout.length}`)
+            .header('content-length', range.end - range.start + 1)
+            .send(layout.stream(services.storage, range.start, range.end));
+        }
+        return reply
+          .status(200)
+          .header('content-length', layout.length)
+          .send(layout.stream(services.storage));
+      },
+    );
+
+    app.get(
+      '/studies/:studyId',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: 'The study as the analysis page shows it',
+          params: z.object({ studyId: id }),
+          response: { 200: analysisStudySchema, ...errors },
+        },
+      },
+      async (req) =>
+        toAnalysisStudyDto(await studies.get(requireUser(req), req.params.studyId, requestMeta(req))),
+    );
+
+    app.delete(
+      '/studies/:userId/:studyId',
+      {
+        schema: {
+          tags: ['studies'],
+          summary: 'Delete a study, its files and free its storage',
+          params: z.object({ userId: id, studyId: id }),
+          response: { 200: z.object({ message: z.string() }), ...errors },
+        },
+      },
+      async (req) => {
+        await studies.delete(requireUser(req), req.params.userId, req.params.studyId, requestMeta(req));
+        return { message: 'The study has been successfully deleted.' };
+      },
+    );
+  };
+}
+
+/** Whether Accept-Encoding allows gzip (`gzip`, `*`, with any q but 0). */
+function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return value.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}

@@ -1,0 +1,323 @@
+import type { AnalysisStudy, Study } from '@mi/contracts/studies';
+import { AppError } from '../../http/app-error';
+import type { JobQueue } from '../../jobs/queue';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { UploadArea } from '../uploads/upload-area';
+import { OBJECT_NAME } from '../uploads/upload-paths';
+import { ZipLayout } from './download-zip';
+import type { AuditBuffer } from './audit-buffer';
+import { purgeStudy } from './finish-deletes.job';
+import { createStudyListCache } from './study-list-cache';
+import type { ProcessStudyJob } from './process-study.job';
+import type { StudiesRepository, StudyRow } from './studies.repository';
+
+export type StudyPermission = 'read' | 'download' | 'delete';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NOT_FOUND = 'Study not found or invalid study ID.';
+
+interface Deps {
+  repo: StudiesRepository;
+  storage: ObjectStorage;
+  uploadArea: UploadArea;
+  queue: JobQueue;
+  job: ProcessStudyJob;
+  audit: AuditRecorder;
+  /** For the audit events of the hot list route. */
+  auditBuffer: AuditBuffer;
+}
+
+/** Studies: processing requests, reads, downloads and deletion, each behind one access check. */
+export function createStudiesService(deps: Deps) {
+  const { repo, audit } = deps;
+  const listCache = createStudyListCache({
+    version: (ownerId) => repo.listVersion(ownerId),
+    async build(ownerId) {
+      const rows = await repo.listCompleted(ownerId);
+      return { json: JSON.stringify({ data: rows.map(toStudyDto) }), count: rows.length };
+    },
+  });
+
+  const auditEvent = (
+    auth: AuthenticatedSession,
+    meta: RequestMeta,
+    action: string,
+    targetId: string | null,
+    outcome: 'success' | 'denied' | 'failure',
+    details?: Record<string, unknown>,
+  ) =>
+    audit({
+      actorId: auth.user.id,
+      actorRole: auth.user.role,
+      action,
+      targetType: 'study',
+      targetId,
+      outcome,
+      requestId: meta.requestId,
+      ip: meta.ip,
+      ...(details ? { details } : {}),
+    });
+
+  /**
+   * The one access check for anything derived from a study. A stranger, a missing id and a
+   * malformed id all get the same 404, so ids cannot be probed.
+   */
+  async function requireStudyAccess(
+    auth: AuthenticatedSession,
+    studyId: string,
+    permission: StudyPermission,
+    meta: RequestMeta,
+  ): Promise<StudyRow> {
+    const study = UUID.test(studyId) ? await repo.findStudy(studyId) : undefined;
+    // Only owners until sharing exists; every permission is the owner's.
+    // A study being deleted is already gone for its owner too.
+    if (!study || study.ownerId !== auth.user.id || study.deletingSince) {
+      await auditEvent(auth, meta, `study.${permission}`, studyId.slice(0, 64), 'denied');
+      throw new AppError('NOT_FOUND', NOT_FOUND);
+    }
+    return study;
+  }
+
+  /** A user's own id only; anyone else's looks missing. */
+  async function requireSelf(
+    auth: AuthenticatedSession,
+    userId: string,
+    action: string,
+    meta: RequestMeta,
+  ): Promise<void> {
+    if (userId === auth.user.id) return;
+    await audit({
+      actorId: auth.user.id,
+      actorRole: auth.user.role,
+      action,
+      targetType: 'user',
+      targetId: userId.slice(0, 64),
+      outcome: 'denied',
+      requestId: meta.requestId,
+      ip: meta.ip,
+    });
+    throw new AppError('NOT_FOUND', 'Not found');
+  }
+
+  return {
+    requireStudyAccess,
+    requireSelf,
+
+    async requestProcessing(
+      auth: AuthenticatedSession,
+      body: { prefix: string; jobContext: { uploadType: 'regular' | 'shared' } },
+      meta: RequestMeta,
+    ) {
+      if (body.jobContext.uploadType !== 'regular') {
+        throw new AppError('BAD_REQUEST', 'Uploading on behalf of another user is not available yet.');
+      }
+      let objectName = body.prefix.trim().replace(/\/+$/, '');
+      if (!objectName.endsWith('/study.zip')) objectName = `${objectName}/study.zip`;
+      const match = OBJECT_NAME.exec(objectName);
+      const notFound = async () => {
+        await audit({
+          actorId: auth.user.id,
+          actorRole: auth.user.role,
+          action: 'study.process',
+          targetType: 'upload',
+          targetId: objectName.slice(0, 120),
+          outcome: 'denied',
+          requestId: meta.requestId,
+          ip: meta.ip,
+        });
+        return new AppError('NOT_FOUND', 'Upload not found. Please upload the files again.');
+      };
+      if (!match || match[1] !== auth.user.id) throw await notFound();
+
+      let upload = await repo.findUploadByObjectName(objectName);
+      if (!upload) {
+        const info = await deps.uploadArea.info(objectName);
+        if (!info || info.size === undefined || info.offset !== info.size) throw await notFound();
+        upload = (
+          await repo.ensureUpload({
+            ownerId: auth.user.id,
+            objectName,
+            uploadType: 'regular',
+            sizeBytes: info.size,
+          })
+        ).row;
+      }
+      if (upload.ownerId !== auth.user.id) throw await notFound();
+      if (!upload.jobId) {
+        // The job id is the upload id, so a repeated request can never queue a second run.
+        await deps.queue.send(
+          deps.job,
+          { uploadId: upload.id, userId: upload.ownerId, objectName },
+          { id: upload.id },
+        );
+        await repo.setUploadJob(upload.id, upload.id);
+      }
+      await audit({
+        actorId: auth.user.id,
+        actorRole: auth.user.role,
+        action: 'study.process',
+        targetType: 'upload',
+        targetId: upload.id,
+        outcome: 'success',
+        requestId: meta.requestId,
+        ip: meta.ip,
+      });
+      return {
+        message: 'Your study is being processed. You will be notified once the processing is complete.',
+        jobId: upload.id,
+      };
+    },
+
+    /**
+     * The caller's studies list, serialised, with its ETag. Served from the per-owner cache while the
+     * owner's list version stands still; audited through the buffer (one insert per 100 ms).
+     */
+    async listSerialized(
+      auth: AuthenticatedSession,
+      userId: string,
+      meta: RequestMeta,
+      ifNoneMatch: string | undefined,
+    ) {
+      await requireSelf(auth, userId, 'study.list', meta);
+      const list = await listCache.get(userId);
+      // Either representation's tag names the same list.
+      const notModified =
+        ifNoneMatch !== undefined &&
+        (etagMatches(ifNoneMatch, list.etag) || etagMatches(ifNoneMatch, list.gzippedEtag));
+      deps.auditBuffer.record({
+        actorId: auth.user.id,
+        actorRole: auth.user.role,
+        action: 'study.list',
+        targetType: 'user',
+        targetId: userId,
+        outcome: 'success',
+        requestId: meta.requestId,
+        ip: meta.ip,
+        details: { count: list.count, ...(notModified ? { notModified: true } : {}) },
+      });
+      return { ...list, notModified };
+    },
+
+    async get(auth: AuthenticatedSession, studyId: string, meta: RequestMeta): Promise<StudyRow> {
+      const study = await requireStudyAccess(auth, studyId, 'read', meta);
+      await auditEvent(auth, meta, 'study.read', study.id, 'success');
+      return study;
+    },
+
+    async download(auth: AuthenticatedSession, studyId: string, meta: RequestMeta, range: string | null) {
+      const study = await requireStudyAccess(auth, studyId, 'download', meta);
+      const rows = await repo.instancesForDownload(study.id);
+      const seriesIndex = new Map<string, number>();
+      const perSeries = new Map<string, number>();
+      const items = rows.map((r) => {
+        if (!seriesIndex.has(r.seriesUid)) seriesIndex.set(r.seriesUid, seriesIndex.size + 1);
+        const n = (perSeries.get(r.seriesUid) ?? 0) + 1;
+        perSeries.set(r.seriesUid, n);
+        const folder = `${String(seriesIndex.get(r.seriesUid)).padStart(3, '0')}_${(r.modality ?? 'OT').replace(/[^A-Za-z0-9]/g, '') || 'OT'}`;
+        return {
+          name: `${folder}/${String(n).padStart(5, '0')}.dcm`,
+          size: r.sizeBytes,
+          crc32: r.crc32,
+          storageKey: r.storageKey,
+        };
+      });
+      await auditEvent(auth, meta, 'study.download', study.id, 'success', {
+        instances: items.length,
+        ...(range ? { range } : {}),
+      });
+      return { study, layout: new ZipLayout(items) };
+    },
+
+    async delete(
+      auth: AuthenticatedSession,
+      userId: string,
+      studyId: string,
+      meta: RequestMeta,
+    ): Promise<void> {
+      await requireSelf(auth, userId, 'study.delete', meta);
+      // Deleting twice is fine: a study that is already gone counts as deleted.
+      const study = UUID.test(studyId) ? await repo.findStudy(studyId) : undefined;
+      if (study && study.ownerId !== auth.user.id) {
+        await auditEvent(auth, meta, 'study.delete', studyId, 'denied');
+        throw new AppError('NOT_FOUND', NOT_FOUND);
+      }
+      if (study) {
+        // Hidden first, so it leaves every list at once; then objects, then rows. A delete that stops
+        // half-way is finished by repeating it (the study is found again here) or by finish-deletes.
+        await repo.markDeleting(study.id, auth.user.id, new Date());
+        await purgeStudy(repo, deps.storage, study);
+      }
+      await auditEvent(auth, meta, 'study.delete', studyId.slice(0, 64), 'success', {
+        existed: Boolean(study),
+      });
+    },
+  };
+}
+export type StudiesService = ReturnType<typeof createStudiesService>;
+
+/** If-None-Match against one strong ETag: `*`, or a list that contains it (weak or not). */
+function etagMatches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+export function toStudyDto(row: StudyRow): Study {
+  const modality = row.modalities.length > 0 ? row.modalities.join('/') : null;
+  return {
+    _id: row.id,
+    id: row.id,
+    studyId: row.studyInstanceUid,
+    ownerId: row.ownerId,
+    createdAt: row.createdAt.toISOString(),
+    status: {
+      process: { value: row.processStatus, reason: row.processReason },
+      transfer: { value: row.transferStatus },
+    },
+    metadata: {
+      studyDescription: row.studyDescription,
+      location: row.institutionName,
+      patientName: row.patientName,
+      patientId: row.patientId,
+      patientBirthDate: row.patientBirthDate,
+      patientSex: row.patientSex,
+      modality,
+      modalities: row.modalities,
+      studyDate: row.studyDate,
+      accessionNumber: row.accessionNumber,
+      bodyPart: row.bodyPart,
+    },
+    seriesCount: row.seriesCount,
+    instanceCount: row.instanceCount,
+    sizeBytes: row.sizeBytes,
+    latestCompletionDate: null,
+  };
+}
+
+export function toAnalysisStudyDto(row: StudyRow): AnalysisStudy {
+  return {
+    id: row.id,
+    type: row.modalities.length > 0 ? row.modalities.join('/') : null,
+    date: row.studyDate,
+    status: row.processStatus,
+    fileType: 'DICOM',
+    fileSize: row.sizeBytes,
+    metadata: {
+      patient: row.patientName,
+      age: row.patientAge ?? ageAt(row.patientBirthDate, row.studyDate),
+      modality: row.modalities.length > 0 ? row.modalities.join('/') : null,
+      bodyPart: row.bodyPart,
+    },
+  };
+}
+
+/** Age in whole years on the study date, in DICOM's `045Y` form, when the files do not state it. */
+function ageAt(birth: string | null, on: string | null): string | null {
+  if (!birth || !on) return null;
+  const [by, bm, bd] = birth.split('-').map(Number) as [number, number, number];
+  const [y, m, d] = on.split('-').map(Number) as [number, number, number];
+  let years = y - by;
+  if (m < bm || (m === bm && d < bd)) years--;
+  return years >= 0 && years < 200 ? `${String(years).padStart(3, '0')}Y` : null;
+}

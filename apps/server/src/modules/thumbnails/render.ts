@@ -1,0 +1,72 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import sharp from 'sharp';
+
+const require = createRequire(import.meta.url);
+
+interface RenderResult {
+  pixels: ArrayBuffer;
+  width: number;
+  height: number;
+}
+interface DicomImageLike {
+  getNumberOfFrames(): number;
+  render(opts: { frame?: number; renderOverlays?: boolean }): RenderResult;
+}
+interface Imaging {
+  DicomImage: new (buffer: ArrayBuffer) => DicomImageLike;
+  NativePixelDecoder: {
+    initializeAsync(opts: {
+      webAssemblyModulePathOrUrl?: string;
+      logNativeDecodersMessages?: boolean;
+    }): Promise<void>;
+  };
+}
+
+let ready: Promise<Imaging> | undefined;
+
+/** dcmjs-imaging with its WebAssembly decoders (JPEG, JPEG-LS, JPEG 2000, RLE), loaded once. */
+function imaging(): Promise<Imaging> {
+  ready ??= (async () => {
+    const mod = require('dcmjs-imaging') as Imaging;
+    const wasm = path.join(path.dirname(require.resolve('dcmjs-imaging')), 'dcmjs-native-codecs.wasm');
+    await mod.NativePixelDecoder.initializeAsync({
+      webAssemblyModulePathOrUrl: wasm,
+      logNativeDecodersMessages: false,
+    });
+    return mod;
+  })();
+  return ready;
+}
+
+export const THUMBNAIL_SIZE = 256;
+
+/** Renders the middle frame of an instance (VOI from the file, overlays left out) into a small WebP. */
+export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
+  const { DicomImage } = await imaging();
+  const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+  const image = new DicomImage(copy);
+  const frames = Math.max(1, image.getNumberOfFrames());
+  const result = image.render({ frame: Math.floor(frames / 2), renderOverlays: false });
+  if (!result.width || !result.height) throw new Error('empty image');
+  return sharp(Buffer.from(result.pixels), {
+    raw: { width: result.width, height: result.height, channels: 4 },
+  })
+    .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 1 } })
+    .flatten({ background: '#000000' })
+    .webp({ quality: 80 })
+    .toBuffer();
+}
+
+/** One frame (from 0) at full size as JPEG or PNG, for WADO-URI image requests. */
+export async function renderFrame(file: Uint8Array, frame: number, format: 'jpeg' | 'png'): Promise<Buffer> {
+  const { DicomImage } = await imaging();
+  const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+  const image = new DicomImage(copy);
+  if (frame >= Math.max(1, image.getNumberOfFrames())) throw new RangeError('no such frame');
+  const result = image.render({ frame, renderOverlays: true });
+  const raw = sharp(Buffer.from(result.pixels), {
+    raw: { width: result.width, height: result.height, channels: 4 },
+  }).flatten({ background: '#000000' });
+  return format === 'png' ? raw.png().toBuffer() : raw.jpeg({ quality: 90 }).toBuffer();
+}

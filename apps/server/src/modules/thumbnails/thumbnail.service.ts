@@ -1,0 +1,131 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client';
+import { instances, series, studyThumbnails } from '../../db/schema/index';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { StudiesService } from '../studies/studies.service';
+import { renderThumbnail } from './render';
+
+/** Shown where no instance of a study can be drawn (reports, waveforms, unsupported encodings). */
+export const PLACEHOLDER_SVG = Buffer.from(
+  `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256"><rect width="256" height="256" fill="#1f2937"/><g fill="none" stroke="#9ca3af" stroke-width="8"><rect x="64" y="72" width="128" height="112" rx="10"/><path d="M80 168l32-40 24 28 16-18 24 30"/></g><text x="128" y="216" text-anchor="middle" font-family="sans-serif" font-size="18" fill="#d1d5db">No preview</text></svg>`,
+);
+
+/** Series tried, largest first, before giving up on a picture. */
+const MAX_SERIES_TRIED = 4;
+
+interface Deps {
+  db: Db;
+  storage: ObjectStorage;
+  studies: StudiesService;
+  audit: AuditRecorder;
+  log: Logger;
+}
+
+/**
+ * Study thumbnails: the middle slice of the largest series, rendered once on the server and kept
+ * until the study changes. Rendering is serialised so a page of new cards cannot saturate the CPU.
+ */
+export function createThumbnailService(deps: Deps) {
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  async function readAll(key: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const c of await deps.storage.get(key)) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  /** Middle instance of each series, largest series first. */
+  async function candidates(studyId: string): Promise<string[]> {
+    const rows = await deps.db
+      .select({ id: series.id })
+      .from(series)
+      .where(eq(series.studyId, studyId))
+      .orderBy(desc(series.instanceCount), series.seriesNumber)
+      .limit(MAX_SERIES_TRIED);
+    const keys: string[] = [];
+    for (const s of rows) {
+      const inst = await deps.db
+        .select({ key: instances.storageKey })
+        .from(instances)
+        .where(eq(instances.seriesId, s.id))
+        .orderBy(sql`${instances.instanceNumber} asc nulls last`, instances.sopInstanceUid);
+      if (inst.length) keys.push(inst[Math.floor((inst.length - 1) / 2)]!.key);
+    }
+    return keys;
+  }
+
+  async function render(studyId: string, version: string) {
+    let image: Buffer | null = null;
+    let reason = 'no instance of the study has an image';
+    for (const key of await candidates(studyId)) {
+      try {
+        image = await renderThumbnail(await readAll(key));
+        break;
+      } catch (err) {
+        reason = `not renderable: ${(err as Error).message ?? String(err)}`.slice(0, 300);
+      }
+    }
+    await deps.db
+      .insert(studyThumbnails)
+      .values({
+        studyId,
+        version,
+        image,
+        contentType: image ? 'image/webp' : null,
+        reason: image ? null : reason,
+      })
+      .onConflictDoUpdate({
+        target: studyThumbnails.studyId,
+        set: {
+          version,
+          image,
+          contentType: image ? 'image/webp' : null,
+          reason: image ? null : reason,
+          createdAt: new Date(),
+        },
+      })
+      .catch((err: unknown) => {
+        if (!/foreign key/i.test(String((err as Error).message))) throw err;
+      });
+    if (!image) deps.log.info({ studyId, reason }, 'study has no thumbnail');
+    return image;
+  }
+
+  return {
+    /** The study's thumbnail (WebP), or null when it has no drawable image. */
+    async get(
+      auth: AuthenticatedSession,
+      studyId: string,
+      meta: RequestMeta,
+    ): Promise<{ image: Buffer | null; version: string }> {
+      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      const version = `${study.instanceCount}:${study.sizeBytes}:${study.updatedAt.getTime()}`;
+      await deps.audit({
+        actorId: auth.user.id,
+        actorRole: auth.user.role,
+        action: 'study.thumbnail',
+        targetType: 'study',
+        targetId: study.id,
+        outcome: 'success',
+        requestId: meta.requestId,
+        ip: meta.ip,
+      });
+      const [cached] = await deps.db
+        .select({ image: studyThumbnails.image, version: studyThumbnails.version })
+        .from(studyThumbnails)
+        .where(and(eq(studyThumbnails.studyId, study.id), eq(studyThumbnails.version, version)))
+        .limit(1);
+      if (cached) return { image: cached.image, version };
+      return { image: await serial(() => render(study.id, version)), version };
+    },
+  };
+}
+export type ThumbnailService = ReturnType<typeof createThumbnailService>;

@@ -1,0 +1,115 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { professionalProfiles, users } from '../../db/schema/index';
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = typeof users.$inferInsert;
+export type ProfessionalProfileRow = typeof professionalProfiles.$inferSelect;
+
+/** Data access for accounts. Emails are looked up by their lower-cased form. */
+export function createUsersRepository(db: Db) {
+  return {
+    async findById(id: string): Promise<UserRow | undefined> {
+      const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+      return row;
+    },
+    async findByEmail(emailNormalized: string): Promise<UserRow | undefined> {
+      const [row] = await db.select().from(users).where(eq(users.emailNormalized, emailNormalized)).limit(1);
+      return row;
+    },
+    /** Inserts unless the email is taken; returns undefined on a duplicate (no exception, no row). */
+    async insertIfEmailFree(values: NewUserRow): Promise<UserRow | undefined> {
+      const [row] = await db
+        .insert(users)
+        .values(values)
+        .onConflictDoNothing({ target: users.emailNormalized })
+        .returning();
+      return row;
+    },
+    /**
+     * The account that has proven it owns this email, if any. Shares, transfers and invitations
+     * addressed to an email must use this, never findByEmail: an unverified account does not
+     * receive what other people send to its address.
+     */
+    async findVerifiedByEmail(emailNormalized: string): Promise<UserRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.emailNormalized, emailNormalized), sql`${users.emailVerifiedAt} is not null`))
+        .limit(1);
+      return row;
+    },
+    async findByGoogleSub(sub: string): Promise<UserRow | undefined> {
+      const [row] = await db.select().from(users).where(eq(users.googleSub, sub)).limit(1);
+      return row;
+    },
+    async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+      const [row] = await db.update(users).set(values).where(eq(users.id, id)).returning();
+      return row;
+    },
+    /** Links a Google account unless this user already has one or the id is taken. */
+    async linkGoogle(id: string, sub: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+      const [row] = await db
+        .update(users)
+        .set({ ...values, googleSub: sub })
+        .where(and(eq(users.id, id), sql`${users.googleSub} is null`))
+        .returning();
+      return row;
+    },
+    /** A new account with its professional profile, in one transaction; undefined if the email is taken. */
+    async insertProfessionalIfEmailFree(
+      values: NewUserRow,
+      profile: Omit<typeof professionalProfiles.$inferInsert, 'userId'>,
+    ): Promise<UserRow | undefined> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(users)
+          .values(values)
+          .onConflictDoNothing({ target: users.emailNormalized })
+          .returning();
+        if (!row) return undefined;
+        await tx.insert(professionalProfiles).values({ ...profile, userId: row.id });
+        return row;
+      });
+    },
+    async listProfessionals(status: 'pending' | 'active' | 'rejected' | 'all') {
+      return db
+        .select({ user: users, profile: professionalProfiles })
+        .from(users)
+        .innerJoin(professionalProfiles, eq(professionalProfiles.userId, users.id))
+        .where(
+          and(eq(users.role, 'professional'), status === 'all' ? undefined : eq(users.accountStatus, status)),
+        )
+        .orderBy(desc(users.createdAt))
+        .limit(500);
+    },
+    async findProfessional(id: string) {
+      const [row] = await db
+        .select({ user: users, profile: professionalProfiles })
+        .from(users)
+        .innerJoin(professionalProfiles, eq(professionalProfiles.userId, users.id))
+        .where(and(eq(users.id, id), eq(users.role, 'professional')))
+        .limit(1);
+      return row;
+    },
+    async markProfessionalReviewed(userId: string, by: string, at: Date): Promise<void> {
+      await db
+        .update(professionalProfiles)
+        .set({ reviewedAt: at, reviewedBy: by })
+        .where(eq(professionalProfiles.userId, userId));
+    },
+    async hasAdmin(): Promise<boolean> {
+      const [row] = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.role, 'admin')))
+        .limit(1);
+      return row !== undefined;
+    },
+    async count(): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+      return row?.n ?? 0;
+    },
+  };
+}
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

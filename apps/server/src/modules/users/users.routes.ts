@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { updateUserBodySchema, userSchema } from '@mi/contracts/auth';
+import { errorBodySchema } from '@mi/contracts/errors';
+import { z } from 'zod';
+import { requestMeta, requireUser } from '../../http/auth-hook';
+import type { Services } from '../../services';
+import { toUserDto } from './user-dto';
+
+/** Spec §7 PUT /users/{id}: the signed-in user's own profile and preferences. */
+export function usersRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.put(
+      '/users/:id',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Update your profile and preferences',
+          params: z.object({ id: z.string().max(100) }),
+          body: updateUserBodySchema,
+          response: {
+            200: userSchema,
+            400: errorBodySchema,
+            401: errorBodySchema,
+            403: errorBodySchema,
+            404: errorBodySchema,
+          },
+        },
+      },
+      async (req) => {
+        const { user } = requireUser(req);
+        const updated = await services.usersService.updateOwn(
+          user,
+          req.params.id,
+          req.body,
+          requestMeta(req),
+        );
+        return toUserDto(updated, services.config.defaultMaxStorageGB);
+      },
+    );
+  };
+}

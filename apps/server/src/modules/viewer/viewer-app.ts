@@ -1,0 +1,177 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AppError } from '../../http/app-error';
+import { installErrorHandler } from '../../http/error-handler';
+import { loggerOptions } from '../../logger';
+import type { Services } from '../../services';
+import { dicomwebRoutes } from '../dicomweb/dicomweb.routes';
+import { DICOMWEB_ROOT, type Principal } from '../dicomweb/dicomweb.service';
+import { bindingCookieName } from './viewer-grants';
+
+export interface ViewerAppOptions {
+  /** The built OHIF app (apps/viewer/ohif); without it only DICOMweb is served. */
+  ohifDir?: string;
+  /** Our app-config.js, served in place of OHIF's sample one. */
+  appConfigFile?: string;
+  logRequests?: boolean;
+}
+
+/** Hashes of the inline scripts of OHIF's index.html, so the CSP can allow exactly those. */
+function inlineScriptHashes(indexHtml: string): string[] {
+  const hashes: string[] = [];
+  for (const m of indexHtml.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)) {
+    hashes.push(`'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`);
+  }
+  return hashes;
+}
+
+/**
+ * The viewer's own origin (VIEWER_PORT): OHIF's built app with our app-config.js, and DICOMweb
+ * answered only to viewer credentials (never to the app's session cookie, which is not sent here).
+ */
+export async function buildViewerApp(
+  services: Services,
+  opts: ViewerAppOptions = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logRequests === false ? false : loggerOptions(services.config.logLevel),
+    genReqId: () => randomUUID(),
+    trustProxy: services.config.trustProxy,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  const ohif = opts.ohifDir && existsSync(path.join(opts.ohifDir, 'index.html')) ? opts.ohifDir : undefined;
+  const indexHtml = ohif ? readFileSync(path.join(ohif, 'index.html'), 'utf8') : '';
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        // OHIF's image codecs are WebAssembly; its bundle also compiles a few functions at run time.
+        scriptSrc: ["'self'", "'wasm-unsafe-eval'", "'unsafe-eval'", ...inlineScriptHashes(indexHtml)],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        // Nothing but this origin: the viewer never talks to other hosts.
+        connectSrc: ["'self'", 'data:', 'blob:'],
+        workerSrc: ["'self'", 'blob:'],
+        mediaSrc: ["'self'", 'blob:'],
+        frameSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+      },
+    },
+    hsts: services.config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  await app.register(fastifyCookie);
+  const expired = () =>
+    new AppError(
+      'UNAUTHORIZED',
+      'The viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.',
+    );
+  const grantOf = async (req: FastifyRequest) => {
+    const header = req.headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    const grant = token ? await services.viewerGrants.verify(token) : null;
+    if (!grant) throw expired();
+    return grant;
+  };
+  const principal = async (req: FastifyRequest): Promise<Principal> => {
+    const grant = await grantOf(req);
+    if (!services.viewerGrants.isBoundTo(grant, req.cookies[bindingCookieName(grant.grantId)]))
+      throw expired();
+    return { userId: grant.userId, role: grant.role, studyId: grant.studyId, via: 'grant' };
+  };
+  // The viewer page calls this once on load: the credential becomes usable in this browser only.
+  app.post(`${DICOMWEB_ROOT}/session`, { schema: { hide: true } }, async (req, reply) => {
+    const grant = await grantOf(req);
+    const name = bindingCookieName(grant.grantId);
+    const bound = await services.viewerGrants.bind(grant, req.cookies[name]);
+    if (bound === 'refused') {
+      await services.audit({
+        actorId: grant.userId,
+        action: 'viewer.bind',
+        targetType: 'study',
+        targetId: grant.studyId,
+        outcome: 'denied',
+        requestId: req.id,
+        ip: req.ip,
+      });
+      throw expired();
+    }
+    if (bound !== 'bound') {
+      reply.setCookie(name, bound.secret, {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: services.config.viewerPublicUrl.startsWith('https://'),
+        path: DICOMWEB_ROOT,
+        expires: grant.expiresAt,
+      });
+      await services.audit({
+        actorId: grant.userId,
+        action: 'viewer.bind',
+        targetType: 'study',
+        targetId: grant.studyId,
+        outcome: 'success',
+        requestId: req.id,
+        ip: req.ip,
+      });
+    }
+    return reply.status(204).header('cache-control', 'no-store').send();
+  });
+  await app.register(dicomwebRoutes({ dicomweb: services.dicomweb, store: services.dicomStore, principal }), {
+    prefix: DICOMWEB_ROOT,
+  });
+
+  if (ohif) {
+    const appConfig =
+      opts.appConfigFile && existsSync(opts.appConfigFile) ? readFileSync(opts.appConfigFile) : null;
+    app.get('/app-config.js', { schema: { hide: true } }, async (_req, reply) => {
+      if (!appConfig) throw new AppError('NOT_FOUND', 'Not found');
+      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(appConfig);
+    });
+    // OHIF registers a service worker for offline use; the viewer must always load fresh data.
+    app.get('/init-service-worker.js', { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send('// no service worker\n'),
+    );
+    await app.register(fastifyStatic, {
+      root: ohif,
+      // A wildcard route, so our app-config.js and the empty service-worker script above take precedence.
+      wildcard: true,
+      index: false,
+      setHeaders(res, filePath) {
+        res.header(
+          'cache-control',
+          /\.[0-9a-f]{16,}\.|\.wasm$/.test(path.basename(filePath))
+            ? 'public, max-age=31536000, immutable'
+            : 'no-cache',
+        );
+      },
+    });
+    app.setNotFoundHandler((req, reply) => {
+      if (req.method === 'GET' && !req.url.startsWith(`${DICOMWEB_ROOT}/`)) {
+        // OHIF's client-side routes (/viewer, /) all start from its index.html.
+        return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+      }
+      return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
+    });
+  }
+  return app;
+}

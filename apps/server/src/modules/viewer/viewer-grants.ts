@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { studies, users, viewerGrants } from '../../db/schema/index';
+
+/** How long a viewer credential opens its study. */
+export const VIEWER_GRANT_TTL_MS = 2 * 60 * 60 * 1000;
+/** Credentials checked within this window are not re-read from the database. */
+const CHECK_CACHE_MS = 2_000;
+const PREFIX = 'vg_';
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface ViewerGrant {
+  grantId: string;
+  userId: string;
+  role: string;
+  studyId: string;
+  expiresAt: Date;
+  bindingHash: string | null;
+}
+
+/** Name of the cookie that binds a grant to the browser it was first used in. */
+export const bindingCookieName = (grantId: string) => `vb_${grantId.replace(/-/g, '')}`;
+
+/**
+ * Viewer credentials: opaque tokens, stored hashed, each opening one study for one user until
+ * it expires or is revoked. A grant dies with its study (foreign key) and is re-checked against
+ * the study's owner on use, so deleting the study or losing access ends it at once.
+ */
+export function createViewerGrants(db: Db, now: () => Date) {
+  const recent = new Map<string, { grant: ViewerGrant; at: number }>();
+
+  return {
+    async issue(userId: string, studyId: string): Promise<{ token: string; expiresAt: Date }> {
+      const token = `${PREFIX}${randomBytes(32).toString('base64url')}`;
+      const expiresAt = new Date(now().getTime() + VIEWER_GRANT_TTL_MS);
+      await db.insert(viewerGrants).values({ tokenHash: hash(token), userId, studyId, expiresAt });
+      return { token, expiresAt };
+    },
+
+    /** The grant behind a token, or null when it is unknown, expired, revoked or its study is gone. */
+    async verify(token: string): Promise<ViewerGrant | null> {
+      if (!token.startsWith(PREFIX) || token.length > 100) return null;
+      const h = hash(token);
+      const hit = recent.get(h);
+      if (hit && Date.now() - hit.at < CHECK_CACHE_MS) return hit.grant;
+      const [row] = await db
+        .select({
+          grantId: viewerGrants.id,
+          userId: viewerGrants.userId,
+          role: users.role,
+          studyId: viewerGrants.studyId,
+          expiresAt: viewerGrants.expiresAt,
+          bindingHash: viewerGrants.bindingHash,
+        })
+        .from(viewerGrants)
+        .innerJoin(studies, eq(studies.id, viewerGrants.studyId))
+        .innerJoin(users, eq(users.id, viewerGrants.userId))
+        .where(
+          and(
+            eq(viewerGrants.tokenHash, h),
+            isNull(viewerGrants.revokedAt),
+            gt(viewerGrants.expiresAt, now()),
+            // Access is the owner's until studies can be shared; a grant never outlives it.
+            eq(studies.ownerId, viewerGrants.userId),
+            isNull(studies.deletingSince),
+            eq(users.accountStatus, 'active'),
+          ),
+        )
+        .limit(1);
+      if (!row) {
+        recent.delete(h);
+        return null;
+      }
+      if (recent.size > 5_000) recent.clear();
+      recent.set(h, { grant: row, at: Date.now() });
+      return row;
+    },
+
+    /**
+     * Binds the grant to one browser: the first caller gets a secret (kept in an httpOnly cookie of
+     * the viewer origin); anyone else presenting the same credential later is refused.
+     */
+    async bind(
+      grant: ViewerGrant,
+      presented: string | undefined,
+    ): Promise<{ secret: string } | 'bound' | 'refused'> {
+      if (grant.bindingHash) return presented && hash(presented) === grant.bindingHash ? 'bound' : 'refused';
+      const secret = randomBytes(32).toString('base64url');
+      const [row] = await db
+        .update(viewerGrants)
+        .set({ bindingHash: hash(secret) })
+        .where(and(eq(viewerGrants.id, grant.grantId), isNull(viewerGrants.bindingHash)))
+        .returning({ id: viewerGrants.id });
+      recent.clear();
+      return row ? { secret } : 'refused';
+    },
+
+    /** Whether a request carries the secret of the browser the grant is bound to. */
+    isBoundTo(grant: ViewerGrant, presented: string | undefined): boolean {
+      return Boolean(grant.bindingHash && presented && hash(presented) === grant.bindingHash);
+    },
+
+    /** Ends every credential of a study (for example when access to it is withdrawn). */
+    async revokeStudy(studyId: string): Promise<void> {
+      await db
+        .update(viewerGrants)
+        .set({ revokedAt: now() })
+        .where(and(eq(viewerGrants.studyId, studyId), isNull(viewerGrants.revokedAt)));
+      recent.clear();
+    },
+  };
+}
+export type ViewerGrants = ReturnType<typeof createViewerGrants>;

@@ -1,0 +1,73 @@
+import type { JobQueue } from '../../jobs/queue';
+import type { Db } from '../../db/client';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { StudiesService } from '../studies/studies.service';
+import { setTransferStatus, type TransferStudyJob } from './transfer-study.job';
+import type { ViewerGrants } from './viewer-grants';
+
+interface Deps {
+  db: Db;
+  studies: StudiesService;
+  grants: ViewerGrants;
+  queue: JobQueue;
+  job: TransferStudyJob;
+  audit: AuditRecorder;
+  viewerPublicUrl: string;
+}
+
+/** Opening a study in the viewer: preparation (transfer-study) and the viewer address with its credential. */
+export function createViewerService(deps: Deps) {
+  const event = (
+    auth: AuthenticatedSession,
+    meta: RequestMeta,
+    action: string,
+    studyId: string,
+    details?: Record<string, unknown>,
+  ) =>
+    deps.audit({
+      actorId: auth.user.id,
+      actorRole: auth.user.role,
+      action,
+      targetType: 'study',
+      targetId: studyId,
+      outcome: 'success',
+      requestId: meta.requestId,
+      ip: meta.ip,
+      ...(details ? { details } : {}),
+    });
+
+  return {
+    /** Queues preparation unless the study is already prepared; repeated calls share one job. */
+    async requestTransfer(auth: AuthenticatedSession, studyId: string, meta: RequestMeta) {
+      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      if (study.transferStatus === 'completed') {
+        await event(auth, meta, 'study.transfer', study.id, { queued: false });
+        return { message: 'The study is ready to view.', jobId: null };
+      }
+      await setTransferStatus(deps.db, study.id, 'pending');
+      const jobId = await deps.queue.send(
+        deps.job,
+        { studyId: study.id, userId: study.ownerId },
+        { singletonKey: `transfer:${study.id}` },
+      );
+      await event(auth, meta, 'study.transfer', study.id, { queued: true });
+      return { message: 'The study is being prepared for viewing.', jobId };
+    },
+
+    /** The address that opens the study in the viewer, carrying a credential for that study only. */
+    async viewerUrl(
+      auth: AuthenticatedSession,
+      studyId: string,
+      meta: RequestMeta,
+    ): Promise<{ url: string; expiresAt: string }> {
+      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      const { token, expiresAt } = await deps.grants.issue(auth.user.id, study.id);
+      await event(auth, meta, 'study.view', study.id);
+      // The credential rides in the fragment: browsers never send it to a server or in a Referer.
+      const url = `${deps.viewerPublicUrl}/viewer?StudyInstanceUIDs=${encodeURIComponent(study.studyInstanceUid)}#grant=${token}`;
+      return { url, expiresAt: expiresAt.toISOString() };
+    },
+  };
+}
+export type ViewerService = ReturnType<typeof createViewerService>;

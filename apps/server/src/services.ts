@@ -1,0 +1,268 @@
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/client';
+import { startJobQueue, type JobDefinition, type JobQueue } from './jobs/queue';
+import { createAuditRecorder, type AuditRecorder } from './modules/audit/audit.service';
+import { createProfessionalsService, type ProfessionalsService } from './modules/admin/professionals.service';
+import { createAuthService, type AuthService } from './modules/auth/auth.service';
+import { createEmailTokensRepository } from './modules/auth/email-tokens.repository';
+import { createGoogleVerifier } from './modules/auth/google-verifier';
+import { createMfaRepository } from './modules/auth/mfa.repository';
+import { createMfaService, type MfaService } from './modules/auth/mfa.service';
+import { createRecoveryService, type RecoveryService } from './modules/auth/recovery.service';
+import { createSecrets } from './modules/auth/secrets';
+import { createSessionIssuer } from './modules/auth/session-issuer';
+import { createSessionsRepository } from './modules/auth/sessions.repository';
+import { createThrottle } from './modules/auth/throttle.repository';
+import { createMailService, type MailService } from './modules/mail/mail.service';
+import { sendEmailJob } from './modules/mail/send-email.job';
+import { createUsersRepository, type UsersRepository } from './modules/users/users.repository';
+import { createUsersService, type UsersService } from './modules/users/users.service';
+import { createCaptchaVerifier } from './ports/captcha/index';
+import type { CaptchaVerifier } from './ports/captcha/captcha';
+import type { Mailer } from './ports/mail/mailer';
+import { createOutboxMailer } from './ports/mail/outbox-mailer';
+import { createSmtpMailer } from './ports/mail/smtp-mailer';
+import { createObjectStorage } from './ports/storage/index';
+import type { ObjectStorage } from './ports/storage/storage';
+import { processStudyJob } from './modules/studies/process-study.job';
+import { createStudiesRepository } from './modules/studies/studies.repository';
+import { createStudiesService, type StudiesService } from './modules/studies/studies.service';
+import { createAuditBuffer } from './modules/studies/audit-buffer';
+import { createUploadArea, type UploadArea } from './modules/uploads/upload-area';
+import { sweepUploadsJob } from './modules/uploads/sweep-uploads.job';
+import { finishDeletesJob } from './modules/studies/finish-deletes.job';
+import { createUploadTokens, type UploadTokens } from './modules/uploads/upload-token';
+import { createDicomwebRepository } from './modules/dicomweb/dicomweb.repository';
+import { createDicomwebService, type DicomwebService } from './modules/dicomweb/dicomweb.service';
+import { createThumbnailService, type ThumbnailService } from './modules/thumbnails/thumbnail.service';
+import { transferStudyJob } from './modules/viewer/transfer-study.job';
+import { createViewerGrants, type ViewerGrants } from './modules/viewer/viewer-grants';
+import { createViewerService, type ViewerService } from './modules/viewer/viewer.service';
+import { createDicomStore } from './ports/dicom-store/index';
+import type { DicomStore } from './ports/dicom-store/dicom-store';
+
+/** Everything a request handler or job may use, built once per process from the config. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  database: Database;
+  storage: ObjectStorage;
+  mailer: Mailer;
+  captcha: CaptchaVerifier;
+  queue: JobQueue;
+  jobs: JobDefinition[];
+  audit: AuditRecorder;
+  mail: MailService;
+  users: UsersRepository;
+  auth: AuthService;
+  mfa: MfaService;
+  recovery: RecoveryService;
+  usersService: UsersService;
+  professionals: ProfessionalsService;
+  /** The clock every account rule reads (tests move it instead of sleeping). */
+  now: () => Date;
+  /** Where tus uploads land before processing. */
+  uploadArea: UploadArea;
+  /** Short-lived upload credentials (storage token). */
+  uploadTokens: UploadTokens;
+  studies: StudiesService;
+  /** Where the viewer's images are read from: built-in, or an external DICOMweb server (DICOMWEB_URL). */
+  dicomStore: DicomStore;
+  /** QIDO-RS / WADO-RS / WADO-URI over stored studies. */
+  dicomweb: DicomwebService;
+  /** Viewer credentials, each scoped to one study. */
+  viewerGrants: ViewerGrants;
+  viewer: ViewerService;
+  thumbnails: ThumbnailService;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Run job handlers in this process (`serve` and `worker`; not `migrate`). */
+  runWorkers: boolean;
+  /** Tests: a throwaway in-memory PGlite instead of DATA_DIR. */
+  inMemoryDatabase?: boolean;
+  /** Tests: replace a port with another real adapter. */
+  captcha?: CaptchaVerifier;
+  /** Tests: a movable clock for expiries (codes, tokens, sessions). */
+  now?: () => Date;
+}
+
+export async function createServices(config: Config, log: Logger, opts: ServiceOptions): Promise<Services> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    inMemory: opts.inMemoryDatabase,
+  });
+  try {
+    await database.migrate();
+    const storage = createObjectStorage({ dataDir: config.dataDir, s3: config.s3 });
+    const mailer = config.smtpUrl
+      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
+      : createOutboxMailer(database.db, log);
+    const captcha = opts.captcha ?? createCaptchaVerifier(config);
+    const emailJob = sendEmailJob(mailer);
+    const uploadArea = createUploadArea(config, storage);
+    const studiesRepo = createStudiesRepository(database.db);
+    const processStudy = processStudyJob({
+      repo: studiesRepo,
+      storage,
+      uploadArea,
+      users: createUsersRepository(database.db),
+      // Jobs run only once the queue below exists.
+      mail: { send: (to, content) => createMailService(queue, emailJob).send(to, content) },
+      appUrl: config.publicUrl,
+      defaultMaxStorageGB: config.defaultMaxStorageGB,
+      zipLimits: { maxEntries: config.uploadMaxEntries },
+    });
+    const jobs: JobDefinition[] = [
+      emailJob as unknown as JobDefinition,
+      processStudy as unknown as JobDefinition,
+    ];
+    const sweepUploads = sweepUploadsJob({
+      database,
+      // Runs only once the queue below exists.
+      queue: { send: (...args) => queue.send(...args) } as JobQueue,
+      repo: studiesRepo,
+      uploadArea,
+      processStudy,
+      expiryMs: config.uploadExpiryMs,
+      now: () => (opts.now ?? (() => new Date()))(),
+    });
+    jobs.push(sweepUploads as unknown as JobDefinition);
+    jobs.push(
+      finishDeletesJob({
+        repo: studiesRepo,
+        storage,
+        now: () => (opts.now ?? (() => new Date()))(),
+      }) as unknown as JobDefinition,
+    );
+    const dicomStore = createDicomStore(config);
+    const dicomwebRepo = createDicomwebRepository(database.db);
+    // The audit recorder is created below; DICOMweb only records once requests arrive.
+    const dicomweb = createDicomwebService({
+      repo: dicomwebRepo,
+      storage,
+      store: dicomStore,
+      audit: (e) => audit(e),
+      log,
+    });
+    const transferStudy = transferStudyJob({
+      db: database.db,
+      store: dicomStore,
+      storage,
+      repo: dicomwebRepo,
+      dicomweb,
+    });
+    jobs.push(transferStudy as unknown as JobDefinition);
+    const queue = await startJobQueue(database, log, jobs);
+    if (opts.runWorkers) await queue.work(jobs);
+    const audit = createAuditRecorder(database.db, log);
+    const mail = createMailService(queue, emailJob);
+    const users = createUsersRepository(database.db);
+    const now = opts.now ?? (() => new Date());
+    const sessions = createSessionsRepository(database.db);
+    const throttle = createThrottle(database.db, now);
+    const mfaRepo = createMfaRepository(database.db);
+    const issueSession = createSessionIssuer({ sessions, audit, sessionMaxMs: config.sessionMaxMs, now });
+    const mfa = createMfaService({
+      users,
+      repo: mfaRepo,
+      mail,
+      audit,
+      throttle,
+      secrets: createSecrets(config.sessionSecret),
+      issueSession,
+      now,
+    });
+    const recovery = createRecoveryService({
+      users,
+      sessions,
+      tokens: createEmailTokensRepository(database.db),
+      mfa: mfaRepo,
+      mail,
+      audit,
+      throttle,
+      log,
+      appUrl: config.publicUrl,
+      now,
+    });
+    const auth = createAuthService({
+      users,
+      sessions,
+      captcha,
+      mail,
+      audit,
+      throttle,
+      mfa,
+      recovery,
+      issueSession,
+      verifyGoogleToken: config.googleClientId
+        ? createGoogleVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, now })
+        : undefined,
+      appUrl: config.publicUrl,
+      sessionIdleMs: config.sessionIdleMs,
+      now,
+    });
+    const usersService = createUsersService({ users, audit, now });
+    const professionals = createProfessionalsService({ users, audit, mail, appUrl: config.publicUrl, now });
+    const studiesAuditBuffer = createAuditBuffer(database.db, log);
+    const studies = createStudiesService({
+      repo: studiesRepo,
+      storage,
+      uploadArea,
+      queue,
+      job: processStudy,
+      audit,
+      auditBuffer: studiesAuditBuffer,
+    });
+    const viewerGrants = createViewerGrants(database.db, now);
+    const viewer = createViewerService({
+      db: database.db,
+      studies,
+      grants: viewerGrants,
+      queue,
+      job: transferStudy,
+      audit,
+      viewerPublicUrl: config.viewerPublicUrl,
+    });
+    const thumbnails = createThumbnailService({ db: database.db, storage, studies, audit, log });
+    return {
+      config,
+      log,
+      database,
+      storage,
+      mailer,
+      captcha,
+      queue,
+      jobs,
+      audit,
+      mail,
+      users,
+      auth,
+      mfa,
+      recovery,
+      usersService,
+      professionals,
+      now,
+      uploadArea,
+      uploadTokens: createUploadTokens(config.sessionSecret),
+      studies,
+      dicomStore,
+      dicomweb,
+      viewerGrants,
+      viewer,
+      thumbnails,
+      async close() {
+        await queue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
+        await studiesAuditBuffer.close();
+        await mailer.close?.();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
+import pg from 'pg';
+import { loadConfig } from '../../src/config';
+import { buildApp } from '../../src/http/app';
+import { createLogger } from '../../src/logger';
+import { createAltchaVerifier } from '../../src/ports/captcha/altcha-verifier';
+import { createServices, type Services } from '../../src/services';
+
+export interface TestContext {
+  app: FastifyInstance;
+  services: Services;
+  dataDir: string;
+  /** A solved ALTCHA payload, as the browser widget would send. */
+  captcha(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real app on a real database: a fresh in-memory PGlite, or — when DATABASE_URL is set — a
+ * fresh PostgreSQL database created for this test file and dropped afterwards.
+ */
+export async function createTestContext(
+  env: Record<string, string> = {},
+  opts: { beforeReady?: (app: FastifyInstance) => void; now?: () => Date } = {},
+): Promise<TestContext> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'mi-test-'));
+  const adminUrl = process.env.DATABASE_URL;
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (adminUrl) {
+    dbName = `mi_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  });
+  // A cheap but real ALTCHA challenge keeps tests fast.
+  const captcha = createAltchaVerifier(config.sessionSecret, { cost: 10 });
+  const services = await createServices(config, createLogger('silent'), {
+    runWorkers: true,
+    inMemoryDatabase: !databaseUrl,
+    captcha,
+    now: opts.now,
+  });
+  const app = await buildApp(services, { logRequests: false });
+  opts.beforeReady?.(app);
+  await app.ready();
+  return {
+    app,
+    services,
+    dataDir,
+    async captcha() {
+      const challenge = (await captcha.createChallenge!()) as Parameters<
+        typeof solveChallenge
+      >[0]['challenge'];
+      const solution = await solveChallenge({ challenge, deriveKey });
+      return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      await rm(dataDir, { recursive: true, force: true });
+      if (adminUrl && dbName) {
+        const admin = new pg.Client({ connectionString: adminUrl });
+        await admin.connect();
+        await admin.query(`drop database if exists ${dbName} with (force)`);
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** Cookie header value from a response's Set-Cookie headers. */
+export function cookieHeader(res: { cookies: Array<{ name: string; value: string }> }): string {
+  return res.cookies
+    .filter((c) => c.value !== '')
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
+}
+
+export const strongPassword = 'Str0ng!Passw0rd';
+
+export async function registerPatient(ctx: TestContext, email: string, password = strongPassword) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: {
+      email,
+      password,
+      name: 'Ada Lovelace',
+      role: 'patient',
+      mobilePhone: '+15550100',
+      acceptTerms: true,
+      captcha: await ctx.captcha(),
+    },
+  });
+}
+
+/** Waits until a condition holds (jobs run asynchronously). */
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

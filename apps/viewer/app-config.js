@@ -1,0 +1,132 @@
+/* Viewer configuration served in place of OHIF's sample app-config.js.
+ *
+ * The study's credential arrives in the URL fragment (#grant=…), which browsers never send to a
+ * server nor put in a Referer. It is read here, removed from the address bar, kept for this tab
+ * only, and added as an Authorization header to this origin's DICOMweb requests. On first use it
+ * is bound to this browser. The app's own session is never used here.
+ */
+(function () {
+  'use strict';
+  var STORAGE_KEY = 'mi.viewer.grant';
+  var DICOMWEB = window.location.origin + '/dicomweb';
+
+  var grant = null;
+  var match = /(?:^#|&)grant=([^&]+)/.exec(window.location.hash);
+  if (match) {
+    grant = decodeURIComponent(match[1]);
+    try {
+      window.sessionStorage.setItem(STORAGE_KEY, grant);
+    } catch {
+      /* storage disabled: the credential lives for this page only */
+    }
+    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  } else {
+    try {
+      grant = window.sessionStorage.getItem(STORAGE_KEY);
+    } catch {
+      grant = null;
+    }
+  }
+
+  // Bind the credential to this browser before OHIF starts (the server answers with an httpOnly
+  // cookie); a copied link is refused anywhere else. Synchronous on purpose: nothing may load first.
+  var bound = false;
+  if (grant) {
+    try {
+      var bindRequest = new XMLHttpRequest();
+      bindRequest.open('POST', DICOMWEB + '/session', false);
+      bindRequest.setRequestHeader('Authorization', 'Bearer ' + grant);
+      bindRequest.send();
+      bound = bindRequest.status === 204;
+    } catch {
+      bound = false;
+    }
+  }
+  if (!bound) {
+    document.addEventListener('DOMContentLoaded', function () {
+      var notice = document.createElement('div');
+      notice.setAttribute('role', 'alert');
+      notice.style.cssText =
+        'position:fixed;inset:0;z-index:100000;display:flex;align-items:center;justify-content:center;padding:24px;background:#0f172a;color:#e2e8f0;font:16px sans-serif;text-align:center';
+      notice.textContent =
+        'This viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.';
+      document.body.appendChild(notice);
+    });
+  }
+
+  function ours(url) {
+    try {
+      var u = new URL(url, window.location.href);
+      return u.origin === window.location.origin && u.pathname.indexOf('/dicomweb/') === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  // OHIF's DICOMweb client and image loader use XMLHttpRequest; a few reads use fetch.
+  var open = XMLHttpRequest.prototype.open;
+  var send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.__miDicomweb = ours(url);
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    if (this.__miDicomweb && grant) this.setRequestHeader('Authorization', 'Bearer ' + grant);
+    return send.apply(this, arguments);
+  };
+  var originalFetch = window.fetch;
+  window.fetch = function (input, init) {
+    var url = typeof input === 'string' ? input : input && input.url;
+    if (grant && url && ours(url)) {
+      var headers = new Headers(
+        (init && init.headers) || (typeof input !== 'string' && input.headers) || undefined,
+      );
+      headers.set('Authorization', 'Bearer ' + grant);
+      init = Object.assign({}, init || {}, { headers: headers });
+    }
+    return originalFetch.call(this, input, init);
+  };
+
+  window.config = {
+    routerBasename: null,
+    extensions: [],
+    modes: [],
+    // No study list: the viewer only ever opens the study its credential is for.
+    showStudyList: false,
+    maxNumberOfWebWorkers: 2,
+    showWarningMessageForCrossOrigin: false,
+    showCPUFallbackMessage: true,
+    showLoadingIndicator: true,
+    strictZSpacingForVolumeViewport: true,
+    investigationalUseDialog: { option: 'never' },
+    // The first-visit tour is off.
+    customizationService: [{ 'ohif.tours': { $set: [] } }],
+    maxNumRequests: { interaction: 100, thumbnail: 75, prefetch: 25 },
+    showErrorDetails: 'production',
+    defaultDataSourceName: 'dicomweb',
+    dataSources: [
+      {
+        namespace: '@ohif/extension-default.dataSourcesModule.dicomweb',
+        sourceName: 'dicomweb',
+        configuration: {
+          friendlyName: 'Medical Imaging',
+          name: 'dicomweb',
+          wadoUriRoot: DICOMWEB + '/wado',
+          qidoRoot: DICOMWEB,
+          wadoRoot: DICOMWEB,
+          qidoSupportsIncludeField: true,
+          supportsReject: false,
+          supportsStow: false,
+          dicomUploadEnabled: false,
+          imageRendering: 'wadors',
+          thumbnailRendering: 'wadors',
+          enableStudyLazyLoad: true,
+          supportsFuzzyMatching: true,
+          supportsWildcard: true,
+          omitQuotationForMultipartRequest: true,
+          bulkDataURI: { enabled: true },
+        },
+      },
+    ],
+  };
+})();

@@ -1,0 +1,31 @@
+import { Home } from 'lucide-react';
+import { Suspense } from 'react';
+import { Link, Outlet } from 'react-router';
+import { Brand } from '@/components/brand';
+import { FullPageSpinner } from '@/components/full-page-spinner';
+import { Button } from '@/components/ui/button';
+import { SkipLink } from './skip-link';
+
+/** Help centre (spec §2): public-style layout with a 'Return to Home' button. */
+export function HelpLayout() {
+  return (
+    <div className="flex min-h-full flex-col">
+      <SkipLink />
+      <header className="sticky top-0 z-40 flex h-16 items-center gap-3 border-b bg-card/95 px-3 backdrop-blur sm:px-6">
+        <Brand version className="min-w-0 truncate" />
+        <Button asChild variant="outline" size="sm" className="ml-auto">
+          <Link to="/">
+            <Home aria-hidden="true" /> Return to Home
+          </Link>
+        </Button>
+      </header>
+      <main id="main-content" tabIndex={-1} className="flex-1 p-4 focus:outline-none sm:p-6 lg:p-8">
+        <div className="mx-auto max-w-5xl">
+          <Suspense fallback={<FullPageSpinner />}>
+            <Outlet />
+          </Suspense>
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { lazy } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { useMe } from '@/features/auth/api/get-me';
+import { AccountStatus } from '@/features/auth/components/account-status';
+import { modeRedirect } from '@/features/auth/utils/post-sign-in-target';
+import { NotFoundCard } from '../routes/not-found';
+
+const LoginRoute = lazy(() => import('../routes/login'));
+
+/**
+ * Signed-in area. A signed-out visitor sees the login page at the same URL (spec §2 "any other
+ * path shows the login page"), so a deep link opens once they sign in. A link carrying a
+ * `mode` is forwarded to its target (spec §2 mode redirects).
+ */
+export function RequireAuth() {
+  const { data: user } = useMe();
+  const location = useLocation();
+  if (!user) return <LoginRoute />;
+  // A professional waiting for (or refused) verification sees only that status.
+  if (user.accountStatus !== 'active') return <AccountStatus user={user} />;
+  const target = modeRedirect(location.search);
+  if (target) return <Navigate to={target} replace />;
+  return <Outlet />;
+}
+
+/** Admin pages; anyone else sees the ordinary 404 card, so the area is not advertised. */
+export function RequireAdmin() {
+  const { data: user } = useMe();
+  if (user?.role !== 'admin') return <NotFoundCard />;
+  return <Outlet />;
+}

@@ -1,0 +1,95 @@
+import { Bell, ChevronDown, HelpCircle, LogOut, Share2, UserPlus } from 'lucide-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+} from '@/components/ui/dropdown-menu';
+import { useCurrentUser } from '@/features/auth/api/get-me';
+import { useLogout } from '@/features/auth/api/logout';
+import { InviteUserDialog } from '@/features/invitations/components/invite-user-dialog';
+import { UnreadCountBadge } from '@/features/notifications/components/unread-count-badge';
+import { initials } from '@/lib/format';
+
+function Avatar({ name }: { name: string | null }) {
+  return (
+    <span
+      aria-hidden="true"
+      className="flex size-9 shrink-0 items-center justify-center rounded-full bg-primary text-sm font-semibold text-primary-foreground"
+    >
+      {initials(name)}
+    </span>
+  );
+}
+
+/**
+ * Spec §2 user menu: avatar initials, name or 'User', email; Notifications, Help, Invite User,
+ * Share, Logout. `minimal` (the /uploadOnly page) keeps only the identity and Logout.
+ */
+export function UserMenu({ minimal = false }: { minimal?: boolean }) {
+  const user = useCurrentUser();
+  const logout = useLogout();
+  const [inviteOpen, setInviteOpen] = useState(false);
+  const displayName = user.name?.trim() || 'User';
+
+  return (
+    <>
+      <DropdownMenu>
+        <DropdownMenuTrigger
+          aria-label="User menu"
+          className="flex items-center gap-2 rounded-full p-0.5 pr-1 hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring sm:rounded-md sm:pr-2"
+        >
+          <Avatar name={user.name} />
+          <span className="hidden max-w-40 truncate text-sm font-medium sm:block">{displayName}</span>
+          <ChevronDown className="hidden size-4 text-muted-foreground sm:block" aria-hidden="true" />
+        </DropdownMenuTrigger>
+        <DropdownMenuContent align="end" className="w-64">
+          <DropdownMenuLabel className="flex items-center gap-3">
+            <Avatar name={user.name} />
+            <span className="grid min-w-0">
+              <span className="truncate font-medium">{displayName}</span>
+              <span className="truncate text-xs font-normal text-muted-foreground">{user.email}</span>
+            </span>
+          </DropdownMenuLabel>
+          <DropdownMenuSeparator />
+          {!minimal && (
+            <>
+              <DropdownMenuItem asChild>
+                <Link to="/">
+                  <Bell aria-hidden="true" /> Notifications
+                  <UnreadCountBadge />
+                </Link>
+              </DropdownMenuItem>
+              <DropdownMenuItem asChild>
+                <Link to="/help">
+                  <HelpCircle aria-hidden="true" /> Help
+                </Link>
+              </DropdownMenuItem>
+              <DropdownMenuItem onSelect={() => setInviteOpen(true)}>
+                <UserPlus aria-hidden="true" /> Invite User
+              </DropdownMenuItem>
+              <DropdownMenuItem asChild>
+                <Link to="/share">
+                  <Share2 aria-hidden="true" /> Share
+                </Link>
+              </DropdownMenuItem>
+              <DropdownMenuSeparator />
+            </>
+          )}
+          <DropdownMenuItem
+            disabled={logout.isPending}
+            onSelect={() => logout.mutate()}
+            className="text-destructive focus:bg-destructive/10 focus:text-destructive"
+          >
+            <LogOut aria-hidden="true" /> Logout
+          </DropdownMenuItem>
+        </DropdownMenuContent>
+      </DropdownMenu>
+      {!minimal && <InviteUserDialog open={inviteOpen} onOpenChange={setInviteOpen} />}
+    </>
+  );
+}

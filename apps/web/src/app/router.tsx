@@ -1,0 +1,98 @@
+import { lazy } from 'react';
+import { createBrowserRouter } from 'react-router';
+import { HelpLayout } from './layouts/help-layout';
+import { MainLayout } from './layouts/main-layout';
+import { RequireAdmin, RequireAuth } from './layouts/require-auth';
+import { RootLayout } from './layouts/root-layout';
+import { SignedOutOnly } from './layouts/signed-out-only';
+import { UploadOnlyLayout } from './layouts/upload-only-layout';
+import { NotFoundCard } from './routes/not-found';
+import { RouteError } from './routes/route-error';
+
+// Every page is its own chunk: the initial bundle holds only the shells.
+const LoginRoute = lazy(() => import('./routes/login'));
+const RegisterPatientRoute = lazy(() => import('./routes/register-patient'));
+const RegisterMedicalRoute = lazy(() => import('./routes/register-medical'));
+const MfaVerifyRoute = lazy(() => import('./routes/mfa-verify'));
+const ForgotPasswordRoute = lazy(() => import('./routes/forgot-password'));
+const ResetPasswordRoute = lazy(() => import('./routes/reset-password'));
+const RegistrationPendingRoute = lazy(() => import('./routes/registration-pending'));
+const DashboardRoute = lazy(() => import('./routes/dashboard'));
+const UploadRoute = lazy(() => import('./routes/upload'));
+const StudiesRoute = lazy(() => import('./routes/studies'));
+const ShareRoute = lazy(() => import('./routes/share'));
+const ServicesAvailableRoute = lazy(() => import('./routes/services-available'));
+const ServicesPurchasedRoute = lazy(() => import('./routes/services-purchased'));
+const AnalysisServicesRoute = lazy(() => import('./routes/analysis-services'));
+const ProvidersRoute = lazy(() => import('./routes/providers'));
+const BillingRoute = lazy(() => import('./routes/billing'));
+const SettingsRoute = lazy(() => import('./routes/settings'));
+const HelpRoute = lazy(() => import('./routes/help'));
+const HelpArticleRoute = lazy(() => import('./routes/help-article'));
+const StudyTransferRoute = lazy(() => import('./routes/study-transfer'));
+const AdminRoute = lazy(() => import('./routes/admin'));
+const VerifyEmailRoute = lazy(() => import('./routes/verify-email'));
+
+/** Spec §2 routes. Signed-out visitors see the login page on every signed-in path (RequireAuth). */
+export const router = createBrowserRouter([
+  {
+    element: <RootLayout />,
+    errorElement: <RouteError />,
+    children: [
+      // The emailed confirmation link works whether or not the user is signed in.
+      { path: 'verify-email', element: <VerifyEmailRoute /> },
+      {
+        element: <SignedOutOnly />,
+        children: [
+          { path: 'login', element: <LoginRoute /> },
+          { path: 'register/patient', element: <RegisterPatientRoute /> },
+          { path: 'register/medical', element: <RegisterMedicalRoute /> },
+          { path: 'mfa/verify', element: <MfaVerifyRoute /> },
+          { path: 'forgot-password', element: <ForgotPasswordRoute /> },
+          { path: 'reset-password', element: <ResetPasswordRoute /> },
+          { path: 'registration-pending', element: <RegistrationPendingRoute /> },
+        ],
+      },
+      {
+        element: <RequireAuth />,
+        children: [
+          {
+            path: 'help',
+            element: <HelpLayout />,
+            children: [
+              { index: true, element: <HelpRoute /> },
+              { path: ':id', element: <HelpArticleRoute /> },
+            ],
+          },
+          {
+            path: 'uploadOnly',
+            element: <UploadOnlyLayout />,
+            children: [{ index: true, element: <UploadRoute /> }],
+          },
+          { path: 'studies/transfer/:studyId', element: <StudyTransferRoute /> },
+          {
+            element: <MainLayout />,
+            children: [
+              { index: true, element: <DashboardRoute /> },
+              { path: 'upload', element: <UploadRoute /> },
+              { path: 'studies', element: <StudiesRoute /> },
+              { path: 'share', element: <ShareRoute /> },
+              { path: 'services/available', element: <ServicesAvailableRoute /> },
+              { path: 'services/purchased', element: <ServicesPurchasedRoute /> },
+              { path: 'analysis/services', element: <AnalysisServicesRoute /> },
+              { path: 'providers', element: <ProvidersRoute /> },
+              { path: 'billing', element: <BillingRoute /> },
+              { path: 'settings', element: <SettingsRoute /> },
+              {
+                path: 'admin',
+                element: <RequireAdmin />,
+                children: [{ index: true, element: <AdminRoute /> }],
+              },
+              { path: '*', element: <NotFoundCard /> },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+]);

@@ -1,0 +1,33 @@
+import { PageHeader } from '@/components/page-header';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
+import { FailedJobsList } from '@/features/admin/components/failed-jobs-list';
+import { OutboxList } from '@/features/admin/components/outbox-list';
+import { ProfessionalsList } from '@/features/admin/components/professionals-list';
+
+/** /admin: operator views (admins only; see RequireAdmin). */
+export default function AdminRoute() {
+  return (
+    <>
+      <PageHeader
+        title="Administration"
+        description="Professional verification, outgoing mail and background jobs"
+      />
+      <Tabs defaultValue="outbox">
+        <TabsList>
+          <TabsTrigger value="professionals">Professionals</TabsTrigger>
+          <TabsTrigger value="outbox">Outbox</TabsTrigger>
+          <TabsTrigger value="failed-jobs">Failed jobs</TabsTrigger>
+        </TabsList>
+        <TabsContent value="professionals">
+          <ProfessionalsList />
+        </TabsContent>
+        <TabsContent value="outbox">
+          <OutboxList />
+        </TabsContent>
+        <TabsContent value="failed-jobs">
+          <FailedJobsList />
+        </TabsContent>
+      </Tabs>
+    </>
+  );
+}

@@ -1,0 +1,15 @@
+import { ArrowLeft } from 'lucide-react';
+import { Link, useLocation } from 'react-router';
+import { Button } from '@/components/ui/button';
+import { carrySearch } from '@/features/auth/utils/post-sign-in-target';
+
+export function BackToLogin() {
+  const location = useLocation();
+  return (
+    <Button asChild variant="outline" className="w-full">
+      <Link to={`/login${carrySearch(location.search)}`}>
+        <ArrowLeft aria-hidden="true" /> Back to Login
+      </Link>
+    </Button>
+  );
+}

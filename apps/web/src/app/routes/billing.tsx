@@ -1,0 +1,12 @@
+import { FeatureNotice } from '@/components/feature-notice';
+import { PageHeader } from '@/components/page-header';
+
+/** /billing (spec §2 Transaction History). */
+export default function BillingRoute() {
+  return (
+    <>
+      <PageHeader title="Transaction History" description="View and manage your transaction history" />
+      <FeatureNotice>Transactions will be listed here once purchasing is available.</FeatureNotice>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+import { Upload } from 'lucide-react';
+import { Link } from 'react-router';
+import { PageHeader } from '@/components/page-header';
+import { Button } from '@/components/ui/button';
+import { useCurrentUser } from '@/features/auth/api/get-me';
+import { StatCounters } from '@/features/dashboard/components/stat-counters';
+import { RecentActivity } from '@/features/notifications/components/recent-activity';
+import { usePendingJobs } from '@/features/studies/api/get-pending-jobs';
+import { useUserStudies } from '@/features/studies/api/get-user-studies';
+import { StudyCards } from '@/features/studies/components/study-cards';
+import { PendingJobsBadge } from '@/features/studies/components/pending-jobs-badge';
+import { firstName } from '@/lib/format';
+
+/** '/' (spec §2 Dashboard). */
+export default function DashboardRoute() {
+  const user = useCurrentUser();
+  const studies = useUserStudies(user.id);
+  const pending = usePendingJobs(user.id);
+  const total = studies.data?.length ?? null;
+
+  return (
+    <>
+      <PageHeader
+        title={`Welcome back, ${firstName(user.name)}`}
+        description="Your medical imaging studies and recent activity at a glance."
+        actions={
+          <>
+            <PendingJobsBadge count={pending.processCount} />
+            <Button asChild>
+              <Link to="/upload?backUrl=/">
+                <Upload aria-hidden="true" /> Upload New Study
+              </Link>
+            </Button>
+          </>
+        }
+      />
+      <div className="grid gap-6">
+        {/* Analysis counts come from orders; the product takes no analysis orders yet, so both are 0. */}
+        <StatCounters totalStudies={total} pendingAnalysis={0} completedAnalysis={0} />
+        <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+          <StudyCards studies={studies.data} isPending={studies.isPending} error={studies.error} />
+          <RecentActivity compact={!studies.data?.length} />
+        </div>
+      </div>
+    </>
+  );
+}

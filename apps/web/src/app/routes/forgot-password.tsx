@@ -1,0 +1,15 @@
+import { ForgotPasswordForm } from '@/features/auth/components/forgot-password-form';
+import { AuthLayout } from '../layouts/auth-layout';
+import { BackToLogin } from './back-to-login';
+
+/** /forgot-password (spec §2). */
+export default function ForgotPasswordRoute() {
+  return (
+    <AuthLayout title="Forgot Password">
+      <div className="grid gap-4">
+        <ForgotPasswordForm />
+        <BackToLogin />
+      </div>
+    </AuthLayout>
+  );
+}

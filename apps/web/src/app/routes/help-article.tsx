@@ -1,0 +1,24 @@
+import { ArrowLeft } from 'lucide-react';
+import { Link } from 'react-router';
+import { FeatureNotice } from '@/components/feature-notice';
+import { PageHeader } from '@/components/page-header';
+import { Button } from '@/components/ui/button';
+
+/** /help/:id (spec §2 article page). */
+export default function HelpArticleRoute() {
+  return (
+    <>
+      <PageHeader
+        title="Help Article"
+        actions={
+          <Button asChild variant="outline">
+            <Link to="/help">
+              <ArrowLeft aria-hidden="true" /> Back to Help Center
+            </Link>
+          </Button>
+        }
+      />
+      <FeatureNotice>Help articles are not available yet.</FeatureNotice>
+    </>
+  );
+}

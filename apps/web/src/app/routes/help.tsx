@@ -1,0 +1,12 @@
+import { FeatureNotice } from '@/components/feature-notice';
+import { PageHeader } from '@/components/page-header';
+
+/** /help (spec §2 Help centre). */
+export default function HelpRoute() {
+  return (
+    <>
+      <PageHeader title="Help Center" description="Guides and answers about using Medical Imaging" />
+      <FeatureNotice>Help articles are not available yet.</FeatureNotice>
+    </>
+  );
+}

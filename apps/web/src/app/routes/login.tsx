@@ -1,0 +1,33 @@
+import { RefreshCw } from 'lucide-react';
+import { Alert, AlertDescription } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { usePublicConfig } from '@/features/auth/api/get-public-config';
+import { GoogleSignIn } from '@/features/auth/components/google-sign-in';
+import { LoginForm } from '@/features/auth/components/login-form';
+import { AuthLayout } from '../layouts/auth-layout';
+
+/** '/', '/login' and any signed-out path (spec §2). */
+export default function LoginRoute() {
+  const config = usePublicConfig();
+  return (
+    <AuthLayout title="Sign in" description="Sign in to view, share and get your medical studies read.">
+      <div className="grid gap-5">
+        {config.isError && (
+          <Alert variant="destructive" role="alert" className="items-center justify-between">
+            <AlertDescription>Sign-in settings could not be loaded.</AlertDescription>
+            <Button variant="outline" size="sm" onClick={() => config.refetch()} disabled={config.isFetching}>
+              <RefreshCw aria-hidden="true" /> Retry
+            </Button>
+          </Alert>
+        )}
+        <GoogleSignIn clientId={config.data?.googleClientId} />
+        <div className="flex items-center gap-3 text-xs uppercase text-muted-foreground" aria-hidden="true">
+          <span className="h-px flex-1 bg-border" />
+          or
+          <span className="h-px flex-1 bg-border" />
+        </div>
+        <LoginForm config={config.data} />
+      </div>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,15 @@
+import { MfaVerifyForm } from '@/features/auth/components/mfa-verify-form';
+import { AuthLayout } from '../layouts/auth-layout';
+import { BackToLogin } from './back-to-login';
+
+/** /mfa/verify?userId&email (spec §2): the second step of a sign-in. */
+export default function MfaVerifyRoute() {
+  return (
+    <AuthLayout title="Enter MFA code to access the platform">
+      <div className="grid gap-4">
+        <MfaVerifyForm />
+        <BackToLogin />
+      </div>
+    </AuthLayout>
+  );
+}

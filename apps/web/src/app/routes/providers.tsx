@@ -1,0 +1,12 @@
+import { FeatureNotice } from '@/components/feature-notice';
+import { PageHeader } from '@/components/page-header';
+
+/** /providers (spec §2 Healthcare Providers). */
+export default function ProvidersRoute() {
+  return (
+    <>
+      <PageHeader title="Healthcare Providers" description="Keep a network of trusted healthcare providers" />
+      <FeatureNotice>Adding and inviting healthcare providers is not available yet.</FeatureNotice>
+    </>
+  );
+}

@@ -1,0 +1,12 @@
+import { FeatureNotice } from '@/components/feature-notice';
+import { PageHeader } from '@/components/page-header';
+
+/** /services/available (spec §2 Available Services). */
+export default function ServicesAvailableRoute() {
+  return (
+    <>
+      <PageHeader title="Available Services" description="Browse and purchase medical analysis services" />
+      <FeatureNotice>The analysis service catalogue and purchasing are not available yet.</FeatureNotice>
+    </>
+  );
+}

@@ -1,0 +1,17 @@
+import type { ComponentProps } from 'react';
+import { cn } from '@/lib/utils';
+
+export function Input({ className, type = 'text', ...props }: ComponentProps<'input'>) {
+  return (
+    <input
+      type={type}
+      className={cn(
+        'flex h-10 w-full rounded-md border border-input bg-card px-3 py-2 text-base shadow-xs sm:text-sm',
+        'placeholder:text-muted-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:border-ring',
+        'disabled:cursor-not-allowed disabled:opacity-50 aria-[invalid=true]:border-destructive',
+        className,
+      )}
+      {...props}
+    />
+  );
+}

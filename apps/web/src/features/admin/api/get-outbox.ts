@@ -1,0 +1,19 @@
+import type { OutboxMessage } from '@mi/contracts/admin';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+
+export const OUTBOX_QUERY_KEY = ['/api/admin/outbox'] as const;
+
+/** GET /api/admin/outbox: mail the server has sent or queued (admins only). */
+export async function getOutbox(signal?: AbortSignal): Promise<OutboxMessage[]> {
+  const res = await api.get<{ data: OutboxMessage[] }>('/api/admin/outbox', { signal });
+  return res.data;
+}
+
+export function outboxQueryOptions() {
+  return queryOptions({ queryKey: OUTBOX_QUERY_KEY, queryFn: ({ signal }) => getOutbox(signal) });
+}
+
+export function useOutbox() {
+  return useQuery(outboxQueryOptions());
+}

@@ -1,0 +1,22 @@
+import type { ProfessionalApplication } from '@mi/contracts/admin';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+import { PROFESSIONALS_QUERY_KEY } from './get-professionals';
+
+type Decision = { id: string; decision: 'approve' } | { id: string; decision: 'reject'; reason: string };
+
+/** POST /api/admin/professionals/{id}/approve | /reject {reason}: the applicant is emailed either way. */
+export function reviewProfessional(
+  input: Decision,
+): Promise<{ message: string; data: ProfessionalApplication }> {
+  const url = `/api/admin/professionals/${encodeURIComponent(input.id)}/${input.decision}`;
+  return api.post(url, input.decision === 'reject' ? { reason: input.reason } : undefined);
+}
+
+export function useReviewProfessional() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: reviewProfessional,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: PROFESSIONALS_QUERY_KEY }),
+  });
+}

@@ -1,0 +1,48 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { toast, toastError } from '@/hooks/use-toast';
+import { api, ApiError, errorMessage } from '@/lib/api-client';
+import { ME_QUERY_KEY } from './get-me';
+
+/** POST /api/auth/logout: the server revokes the session and expires the httpOnly cookies. */
+export function logout(): Promise<{ message: string }> {
+  return api.post<{ message: string }>('/api/auth/logout');
+}
+
+/**
+ * Spec §4 logout: end the session, forget everything cached about the user, clear local and
+ * session storage, toast, go to '/'. Cookies are httpOnly, so only the server can clear them.
+ * `mutate({ reason: 'inactivity' })` is the inactivity timer's sign-out (spec §4 'Session Expired').
+ */
+export function useLogout() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return useMutation({
+    mutationFn: async (_options: void | { reason: 'inactivity' }) => {
+      try {
+        await logout();
+      } catch (err) {
+        // 401: the session had already ended on the server, which is what logging out wants.
+        if (!(err instanceof ApiError && err.status === 401)) throw err;
+      }
+    },
+    onSuccess: (_data, options) => {
+      navigate('/', { replace: true });
+      queryClient.setQueryData(ME_QUERY_KEY, null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== ME_QUERY_KEY[0] });
+      queryClient.getMutationCache().clear();
+      try {
+        localStorage.clear();
+        sessionStorage.clear();
+      } catch {
+        // Storage can be unavailable (privacy mode); nothing was kept there then.
+      }
+      toast(
+        options?.reason === 'inactivity'
+          ? { title: 'Session Expired', description: 'You have been logged out due to inactivity.' }
+          : { title: 'Logged out successfully' },
+      );
+    },
+    onError: (err) => toastError(errorMessage(err)),
+  });
+}

@@ -1,0 +1,111 @@
+import { useEffect, useRef, useState } from 'react';
+import { Spinner } from '@/components/ui/spinner';
+import { toastError } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { useGoogleLogin } from '../api/google-login';
+import { useCompleteSignIn } from '../hooks/use-complete-sign-in';
+
+interface GoogleIdentity {
+  accounts: {
+    id: {
+      initialize(options: {
+        client_id: string;
+        callback: (response: { credential?: string }) => void;
+        ux_mode?: 'popup';
+      }): void;
+      renderButton(parent: HTMLElement, options: Record<string, unknown>): void;
+    };
+  };
+}
+
+let gsiScript: Promise<GoogleIdentity> | null = null;
+
+/** Loads Google Identity Services once (the CSP allows accounts.google.com when a client id is set). */
+function loadGoogleIdentity(): Promise<GoogleIdentity> {
+  gsiScript ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = 'https://accounts.google.com/gsi/client';
+    script.async = true;
+    script.onload = () => {
+      const google = (window as unknown as { google?: GoogleIdentity }).google;
+      if (google?.accounts?.id) resolve(google);
+      else reject(new Error('Google Identity Services did not load'));
+    };
+    script.onerror = () => {
+      gsiScript = null;
+      reject(new Error('Google Identity Services did not load'));
+    };
+    document.head.appendChild(script);
+  });
+  return gsiScript;
+}
+
+/**
+ * Spec §2 login: the Google sign-in button. Google hands us an ID token, which the server
+ * verifies (POST /api/auth/google); the rest is the same as a password sign-in.
+ */
+export function GoogleSignIn({ clientId }: { clientId: string | null | undefined }) {
+  if (!clientId) {
+    return <p className="text-center text-sm text-muted-foreground">Google sign-in is not configured</p>;
+  }
+  return <GoogleButton clientId={clientId} />;
+}
+
+function GoogleButton({ clientId }: { clientId: string }) {
+  const container = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const googleLogin = useGoogleLogin();
+  const completeSignIn = useCompleteSignIn();
+  // The Google callback is registered once; keep it pointed at the latest render's handlers.
+  const onCredential = useRef<(credential: string) => void>(() => undefined);
+  onCredential.current = (credential: string) => {
+    googleLogin.mutateAsync(credential).then(completeSignIn, (err: unknown) => toastError(errorMessage(err)));
+  };
+
+  useEffect(() => {
+    let active = true;
+    loadGoogleIdentity().then(
+      (google) => {
+        if (!active || !container.current) return;
+        google.accounts.id.initialize({
+          client_id: clientId,
+          ux_mode: 'popup',
+          callback: (response) => {
+            if (response.credential) onCredential.current(response.credential);
+          },
+        });
+        google.accounts.id.renderButton(container.current, {
+          type: 'standard',
+          theme: 'outline',
+          size: 'large',
+          text: 'signin_with',
+          width: Math.min(container.current.offsetWidth || 320, 400),
+        });
+        setState('ready');
+      },
+      (err: unknown) => {
+        // Spec §8: a missing Google library is only logged.
+        console.error('Google sign-in could not be loaded', err);
+        if (active) setState('failed');
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [clientId]);
+
+  return (
+    <div className="grid justify-items-center gap-2">
+      <div
+        ref={container}
+        className={state === 'failed' ? 'hidden' : 'flex min-h-10 w-full justify-center'}
+        aria-busy={state === 'loading' || undefined}
+      />
+      {state === 'loading' && <Spinner className="size-4" label="Loading Google sign-in" />}
+      {state === 'failed' && (
+        <p className="text-center text-xs text-muted-foreground">Google sign-in is unavailable right now.</p>
+      )}
+      {googleLogin.isPending && <Spinner className="size-4" label="Signing in with Google" />}
+    </div>
+  );
+}

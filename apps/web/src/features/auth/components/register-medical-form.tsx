@@ -1,0 +1,240 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import type { PublicConfig } from '@mi/contracts/auth';
+import { emailSchema, passwordSchema, SPECIALTIES } from '@mi/contracts/rules';
+import { Loader2 } from 'lucide-react';
+import { useId, useRef } from 'react';
+import { Controller, useForm } from 'react-hook-form';
+import { Link, useNavigate } from 'react-router';
+import { z } from 'zod';
+import { Button } from '@/components/ui/button';
+import { Input } from '@/components/ui/input';
+import { NativeSelect } from '@/components/ui/native-select';
+import { PasswordInput } from '@/components/ui/password-input';
+import { toast, toastError } from '@/hooks/use-toast';
+import { isApiError } from '@/lib/api-client';
+import { useRegister } from '../api/register';
+import { toastCaptchaError } from '../utils/captcha-toast';
+import { CaptchaField, type CaptchaHandle } from './captcha-field';
+import { CaptchaNotice } from './captcha-notice';
+import { FormRow } from './form-row';
+import { TermsCheckbox } from './terms-checkbox';
+
+/** Spec §5 professional form rules; email and password rules are the server's (contracts/rules). */
+const registerMedicalSchema = z
+  .object({
+    firstName: z.string().trim().min(1, 'First name is required').max(100),
+    lastName: z.string().trim().min(1, 'Last name is required').max(100),
+    email: emailSchema,
+    phone: z.string().trim().min(1, 'Phone number is required').max(40),
+    password: passwordSchema,
+    confirmPassword: z.string(),
+    licenseNumber: z.string().trim().min(1, 'License number is required').max(100),
+    licenseState: z.string().trim().min(1, 'License state is required').max(100),
+    licenseExpiryDate: z.string().min(1, 'License expiry date is required'),
+    specialty: z
+      .string()
+      .refine((v) => (SPECIALTIES as readonly string[]).includes(v), 'Specialty is required'),
+    hospital: z.string().trim().min(1, 'Hospital/clinic affiliation is required').max(200),
+    // Required in the form only (spec §5).
+    position: z.string().trim().min(1, 'Position is required').max(200),
+    acceptTerms: z.boolean().refine((v) => v, 'You must accept the terms and conditions'),
+  })
+  .refine((v) => v.password === v.confirmPassword, {
+    path: ['confirmPassword'],
+    message: 'Passwords do not match',
+    when: (payload) => {
+      const v = payload.value as { password?: unknown; confirmPassword?: unknown } | undefined;
+      return typeof v?.password === 'string' && typeof v.confirmPassword === 'string';
+    },
+  });
+type RegisterMedicalValues = z.input<typeof registerMedicalSchema>;
+
+/**
+ * /register/medical (spec §2): the professional's application. The account is stored as a
+ * professional with the licence and waits for an admin; the user goes to /registration-pending.
+ */
+export function RegisterMedicalForm({ config }: { config: PublicConfig | undefined }) {
+  const id = useId();
+  const navigate = useNavigate();
+  const registerMutation = useRegister();
+  const captchaRef = useRef<CaptchaHandle>(null);
+  const {
+    register,
+    control,
+    handleSubmit,
+    formState: { errors, isSubmitting },
+  } = useForm<RegisterMedicalValues>({
+    resolver: zodResolver(registerMedicalSchema),
+    defaultValues: {
+      firstName: '',
+      lastName: '',
+      email: '',
+      phone: '',
+      password: '',
+      confirmPassword: '',
+      licenseNumber: '',
+      licenseState: '',
+      licenseExpiryDate: '',
+      specialty: '',
+      hospital: '',
+      position: '',
+      acceptTerms: false,
+    },
+  });
+
+  const onSubmit = async (values: RegisterMedicalValues) => {
+    const captcha = (await captchaRef.current?.getToken()) ?? null;
+    if (!captcha) {
+      toastCaptchaError();
+      return;
+    }
+    try {
+      await registerMutation.mutateAsync({
+        email: values.email.trim(),
+        password: values.password,
+        name: `${values.firstName.trim()} ${values.lastName.trim()}`,
+        role: 'professional',
+        mobilePhone: values.phone.trim(),
+        license: {
+          number: values.licenseNumber.trim(),
+          state: values.licenseState.trim(),
+          expiryDate: values.licenseExpiryDate,
+        },
+        specialty: values.specialty as (typeof SPECIALTIES)[number],
+        hospital: values.hospital.trim(),
+        position: values.position.trim(),
+        acceptTerms: true,
+        captcha,
+      });
+    } catch (err) {
+      captchaRef.current?.reset();
+      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError();
+      else
+        toastError(
+          isApiError(err) && err.serverMessage ? err.serverMessage : 'Registration failed. Please try again.',
+        );
+      return;
+    }
+    toast({ title: 'Registration successful' });
+    navigate('/registration-pending');
+  };
+
+  const field = (name: keyof RegisterMedicalValues) => ({
+    id: `${id}-${name}`,
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+  });
+
+  return (
+    <form
+      noValidate
+      onSubmit={handleSubmit(onSubmit)}
+      className="grid gap-4"
+      aria-label="Medical professional registration"
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        <FormRow label="First Name" name="firstName" id={id} error={errors.firstName?.message}>
+          <Input autoComplete="given-name" {...field('firstName')} {...register('firstName')} />
+        </FormRow>
+        <FormRow label="Last Name" name="lastName" id={id} error={errors.lastName?.message}>
+          <Input autoComplete="family-name" {...field('lastName')} {...register('lastName')} />
+        </FormRow>
+      </div>
+      <FormRow label="Email" name="email" id={id} error={errors.email?.message}>
+        <Input
+          type="email"
+          inputMode="email"
+          autoComplete="email"
+          {...field('email')}
+          {...register('email')}
+        />
+      </FormRow>
+      <FormRow label="Phone" name="phone" id={id} error={errors.phone?.message}>
+        <Input type="tel" inputMode="tel" autoComplete="tel" {...field('phone')} {...register('phone')} />
+      </FormRow>
+      <FormRow label="Password" name="password" id={id} error={errors.password?.message}>
+        <PasswordInput autoComplete="new-password" {...field('password')} {...register('password')} />
+      </FormRow>
+      <FormRow
+        label="Confirm Password"
+        name="confirmPassword"
+        id={id}
+        error={errors.confirmPassword?.message}
+      >
+        <PasswordInput
+          autoComplete="new-password"
+          {...field('confirmPassword')}
+          {...register('confirmPassword')}
+        />
+      </FormRow>
+
+      <fieldset className="grid gap-4 rounded-md border p-4">
+        <legend className="px-1 text-sm font-semibold">Medical License</legend>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <FormRow label="License Number" name="licenseNumber" id={id} error={errors.licenseNumber?.message}>
+            <Input {...field('licenseNumber')} {...register('licenseNumber')} />
+          </FormRow>
+          <FormRow label="License State" name="licenseState" id={id} error={errors.licenseState?.message}>
+            <Input autoComplete="address-level1" {...field('licenseState')} {...register('licenseState')} />
+          </FormRow>
+        </div>
+        <FormRow
+          label="License Expiry Date"
+          name="licenseExpiryDate"
+          id={id}
+          error={errors.licenseExpiryDate?.message}
+        >
+          <Input type="date" {...field('licenseExpiryDate')} {...register('licenseExpiryDate')} />
+        </FormRow>
+      </fieldset>
+
+      <FormRow label="Specialty" name="specialty" id={id} error={errors.specialty?.message}>
+        <NativeSelect {...field('specialty')} {...register('specialty')}>
+          <option value="">Select a specialty</option>
+          {SPECIALTIES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </NativeSelect>
+      </FormRow>
+      <FormRow label="Hospital/Clinic Affiliation" name="hospital" id={id} error={errors.hospital?.message}>
+        <Input autoComplete="organization" {...field('hospital')} {...register('hospital')} />
+      </FormRow>
+      <FormRow label="Position" name="position" id={id} error={errors.position?.message}>
+        <Input autoComplete="organization-title" {...field('position')} {...register('position')} />
+      </FormRow>
+
+      <Controller
+        control={control}
+        name="acceptTerms"
+        render={({ field: { value, onChange, onBlur, ref } }) => (
+          <TermsCheckbox
+            id={id}
+            error={errors.acceptTerms?.message}
+            value={value}
+            onChange={onChange}
+            onBlur={onBlur}
+            ref={ref}
+          />
+        )}
+      />
+
+      <CaptchaField captcha={config?.captcha} action="register" ref={captchaRef} />
+
+      <Button type="submit" className="w-full" disabled={isSubmitting} aria-busy={isSubmitting || undefined}>
+        {isSubmitting && <Loader2 className="animate-spin" aria-hidden="true" />}
+        Register
+      </Button>
+
+      {config && <CaptchaNotice provider={config.captcha.provider} />}
+
+      <p className="text-center text-sm">
+        Already have an account?{' '}
+        <Link to="/login" className="font-medium text-primary hover:underline">
+          Back to Login
+        </Link>
+      </p>
+    </form>
+  );
+}

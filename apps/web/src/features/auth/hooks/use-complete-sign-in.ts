@@ -1,0 +1,39 @@
+import type { LoginResponse } from '@mi/contracts/auth';
+import { useQueryClient } from '@tanstack/react-query';
+import { useLocation, useNavigate } from 'react-router';
+import { toast, toastError } from '@/hooks/use-toast';
+import { meQueryOptions } from '../api/get-me';
+import { carrySearch } from '../utils/post-sign-in-target';
+
+/**
+ * Spec §4 Login, shared by the password form and Google sign-in: with a second factor, show the
+ * message and go to /mfa/verify with userId and email; otherwise read the user (the session
+ * cookies are set) and toast. Returns false when the caller should let the user try again.
+ */
+export function useCompleteSignIn() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const location = useLocation();
+  return async (res: LoginResponse): Promise<boolean> => {
+    if (res.data.mfaEnabled) {
+      toast({ title: res.message });
+      const params = new URLSearchParams(carrySearch(location.search));
+      params.set('userId', res.data.id);
+      params.set('email', res.data.email);
+      if (res.data.mfaMethod === 'totp') params.set('method', 'totp');
+      navigate(`/mfa/verify?${params.toString()}`);
+      return true;
+    }
+    if (!res.data.authToken) {
+      toastError('Cannot login. Please try again.');
+      return false;
+    }
+    const user = await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }).catch(() => null);
+    if (!user) {
+      toastError('Cannot login. Please try again.');
+      return false;
+    }
+    toast({ title: 'Logged in Successfully' });
+    return true;
+  };
+}

@@ -1,0 +1,54 @@
+/** Pages only a signed-out visitor sees; a signed-in visitor is sent on (see postSignInTarget). */
+export const SIGNED_OUT_PATHS = [
+  '/login',
+  '/register/patient',
+  '/register/medical',
+  '/mfa/verify',
+  '/forgot-password',
+  '/reset-password',
+  '/registration-pending',
+] as const;
+
+function withQuery(path: string, params: URLSearchParams): string {
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/**
+ * Spec §2 'mode' redirects: where a link with ?mode=… lands once the user is signed in, or null
+ * when the URL has no (known) mode. The returned URL never carries `mode`, so it cannot loop.
+ */
+export function modeRedirect(search: string): string | null {
+  const params = new URLSearchParams(search);
+  switch (params.get('mode')) {
+    case 'direct_upload':
+      params.delete('mode');
+      return withQuery('/uploadOnly', params);
+    case 'shared_studies':
+      for (const key of ['mode', 'userId', 'email', 'shareId']) params.delete(key);
+      params.set('tab', 'shared_studies');
+      return withQuery('/studies', params);
+    case 'transfer_ownership':
+      params.delete('mode');
+      params.set('tab', 'studies');
+      return withQuery('/studies', params);
+    default:
+      return null;
+  }
+}
+
+/** Where a sign-in from a signed-out page (login, registration) goes: the mode target, else '/' keeping shareId. */
+export function postSignInTarget(search: string): string {
+  const target = modeRedirect(search);
+  if (target) return target;
+  const shareId = new URLSearchParams(search).get('shareId');
+  return shareId ? withQuery('/', new URLSearchParams({ shareId })) : '/';
+}
+
+/** The query string to carry between signed-out pages (mode, shareId, invitedBy, …). */
+export function carrySearch(search: string): string {
+  const params = new URLSearchParams(search);
+  for (const key of ['userId', 'email', 'token', 'challenge']) params.delete(key);
+  const qs = params.toString();
+  return qs ? `?${qs}` : '';
+}

@@ -1,0 +1,18 @@
+import type { SessionInfo } from '@mi/contracts/auth';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+
+export const SESSIONS_QUERY_KEY = ['/api/auth/sessions'] as const;
+
+/** GET /api/auth/sessions: the signed-in user's active sessions. */
+export async function getSessions(signal?: AbortSignal): Promise<SessionInfo[]> {
+  return (await api.get<{ data: SessionInfo[] }>('/api/auth/sessions', { signal })).data;
+}
+
+export function sessionsQueryOptions() {
+  return queryOptions({ queryKey: SESSIONS_QUERY_KEY, queryFn: ({ signal }) => getSessions(signal) });
+}
+
+export function useSessions() {
+  return useQuery(sessionsQueryOptions());
+}

@@ -1,0 +1,16 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+import { SESSIONS_QUERY_KEY } from './get-sessions';
+
+/** POST /api/auth/sessions/revoke-others: signs out every other device. */
+export function revokeOtherSessions(): Promise<{ message: string }> {
+  return api.post<{ message: string }>('/api/auth/sessions/revoke-others');
+}
+
+export function useRevokeOtherSessions() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: revokeOtherSessions,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: SESSIONS_QUERY_KEY }),
+  });
+}

@@ -1,0 +1,144 @@
+import { Copy, Loader2 } from 'lucide-react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { Button } from '@/components/ui/button';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/components/ui/dialog';
+import { FieldError } from '@/components/ui/field-error';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { useConfirmTotp } from '../api/confirm-totp';
+import { useSetupTotp } from '../api/setup-totp';
+
+/**
+ * Authenticator-app enrolment: scan the QR code (or type the key), confirm with a first code,
+ * then keep the one-time recovery codes.
+ */
+export function TotpSetupDialog({
+  open,
+  onOpenChange,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}) {
+  const id = useId();
+  const setup = useSetupTotp();
+  const confirm = useConfirmTotp();
+  const [code, setCode] = useState('');
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const { mutate: start, reset: resetSetup } = setup;
+  const { reset: resetConfirm } = confirm;
+
+  useEffect(() => {
+    if (!open) return;
+    setCode('');
+    setRecoveryCodes(null);
+    resetConfirm();
+    resetSetup();
+    start();
+  }, [open, start, resetSetup, resetConfirm]);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    confirm.mutate(code.trim(), {
+      onSuccess: (res) => {
+        setRecoveryCodes(res.recoveryCodes);
+        toast({ title: 'Update Completed', description: 'Two Factor Auth method updated successfully.' });
+      },
+    });
+  };
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Set up an authenticator app</DialogTitle>
+          <DialogDescription>
+            {recoveryCodes
+              ? 'Save these recovery codes somewhere safe. Each one signs you in once if you lose your device.'
+              : 'Scan the QR code with an authenticator app, then enter the 6-digit code it shows.'}
+          </DialogDescription>
+        </DialogHeader>
+        {recoveryCodes ? (
+          <>
+            <ul
+              className="grid grid-cols-2 gap-2 rounded-md bg-muted p-4 font-mono text-sm"
+              aria-label="Recovery codes"
+            >
+              {recoveryCodes.map((c) => (
+                <li key={c}>{c}</li>
+              ))}
+            </ul>
+            <DialogFooter>
+              <Button
+                variant="outline"
+                onClick={() =>
+                  void navigator.clipboard?.writeText(recoveryCodes.join('\n')).catch(() => undefined)
+                }
+              >
+                <Copy aria-hidden="true" /> Copy
+              </Button>
+              <Button onClick={() => onOpenChange(false)}>Done</Button>
+            </DialogFooter>
+          </>
+        ) : setup.isPending || setup.isIdle ? (
+          <div className="flex justify-center py-8">
+            <Spinner className="size-6" label="Preparing your authenticator key" />
+          </div>
+        ) : setup.isError ? (
+          <p role="alert" className="text-sm text-destructive">
+            {errorMessage(setup.error)}
+          </p>
+        ) : (
+          <form onSubmit={onSubmit} className="grid gap-4" noValidate>
+            <img
+              src={setup.data.qrCodeDataUrl}
+              alt="QR code for your authenticator app"
+              width={200}
+              height={200}
+              className="mx-auto rounded-md border bg-white"
+            />
+            <p className="text-center text-xs text-muted-foreground">
+              Can&apos;t scan? Enter this key:{' '}
+              <code className="break-all font-mono text-foreground">{setup.data.secret}</code>
+            </p>
+            <div className="grid gap-2">
+              <Label htmlFor={`${id}-code`}>Authentication code</Label>
+              <Input
+                id={`${id}-code`}
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+                aria-invalid={confirm.isError ? true : undefined}
+                aria-describedby={confirm.isError ? `${id}-code-error` : undefined}
+              />
+              <FieldError
+                id={`${id}-code-error`}
+                message={confirm.isError ? errorMessage(confirm.error) : undefined}
+              />
+            </div>
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={confirm.isPending || code.trim().length !== 6}>
+                {confirm.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}
+                Verify and Enable
+              </Button>
+            </DialogFooter>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

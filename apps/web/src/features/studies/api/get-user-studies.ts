@@ -1,0 +1,32 @@
+import type { Study } from '@mi/contracts/studies';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api, ApiError } from '@/lib/api-client';
+
+/** Spec §7 cache key: invalidating ['/api/studies/user'] refreshes every user's list. */
+export const userStudiesQueryKey = (userId: string) => ['/api/studies/user', userId] as const;
+
+/** GET /api/studies/user/{userId}: the user's completed studies. */
+export async function getUserStudies(userId: string, signal?: AbortSignal): Promise<Study[]> {
+  try {
+    const res = await api.get<{ data: Study[] }>(`/api/studies/user/${encodeURIComponent(userId)}`, {
+      signal,
+    });
+    return res.data;
+  } catch (err) {
+    // Spec §7: this answer means an empty list, not a failure.
+    if (err instanceof ApiError && err.serverMessage === 'No studies found for this user') return [];
+    throw err;
+  }
+}
+
+export function userStudiesQueryOptions(userId: string) {
+  return queryOptions({
+    queryKey: userStudiesQueryKey(userId),
+    queryFn: ({ signal }) => getUserStudies(userId, signal),
+  });
+}
+
+/** Spec §4: the list is read again each time a page showing it is entered. */
+export function useUserStudies(userId: string) {
+  return useQuery({ ...userStudiesQueryOptions(userId), refetchOnMount: 'always' });
+}

@@ -1,0 +1,82 @@
+import { CalendarRange, X } from 'lucide-react';
+import { lazy, Suspense, useState } from 'react';
+import type { DateRange } from 'react-day-picker';
+import { Button } from '@/components/ui/button';
+import { Popover, PopoverContent, PopoverTrigger } from '@/components/ui/popover';
+import { Spinner } from '@/components/ui/spinner';
+import { formatDate } from '@/lib/format';
+
+const DateRangeCalendar = lazy(() => import('./date-range-calendar'));
+
+export interface DateFilter {
+  from?: Date;
+  to?: Date;
+}
+
+function label(range: DateFilter): string {
+  if (range.from && range.to) return `${formatDate(range.from)} - ${formatDate(range.to)}`;
+  return 'Study date range';
+}
+
+/** Spec §2: a two-month range picker that closes once the end date is chosen. */
+export function DateRangeFilter({
+  value,
+  onChange,
+}: {
+  value: DateFilter;
+  onChange: (next: DateFilter) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<DateRange | undefined>(undefined);
+  const active = Boolean(value.from && value.to);
+
+  const onOpenChange = (next: boolean) => {
+    setOpen(next);
+    if (next) setDraft(active ? { from: value.from, to: value.to } : undefined);
+  };
+
+  // The first click starts a new range; the second ends it, applies it and closes.
+  const onDayClick = (day: Date) => {
+    if (!draft?.from || draft.to) {
+      setDraft({ from: day, to: undefined });
+      return;
+    }
+    const [from, to] = day < draft.from ? [day, draft.from] : [draft.from, day];
+    setDraft({ from, to });
+    onChange({ from, to });
+    setOpen(false);
+  };
+
+  return (
+    <div className="flex items-center gap-1">
+      <Popover open={open} onOpenChange={onOpenChange}>
+        <PopoverTrigger asChild>
+          <Button
+            variant="outline"
+            className="w-full justify-start font-normal sm:w-auto"
+            aria-label="Filter by study date"
+          >
+            <CalendarRange aria-hidden="true" />
+            <span className={active ? '' : 'text-muted-foreground'}>{label(value)}</span>
+          </Button>
+        </PopoverTrigger>
+        <PopoverContent className="w-auto overflow-x-auto">
+          <Suspense
+            fallback={
+              <div className="flex h-72 w-72 items-center justify-center">
+                <Spinner />
+              </div>
+            }
+          >
+            <DateRangeCalendar selected={draft} onDayClick={onDayClick} />
+          </Suspense>
+        </PopoverContent>
+      </Popover>
+      {active && (
+        <Button variant="ghost" size="icon" aria-label="Clear study date range" onClick={() => onChange({})}>
+          <X aria-hidden="true" />
+        </Button>
+      )}
+    </div>
+  );
+}

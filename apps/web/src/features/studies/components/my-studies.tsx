@@ -1,0 +1,141 @@
+import type { Study } from '@mi/contracts/studies';
+import { FileImage, RefreshCw } from 'lucide-react';
+import { useMemo, useState } from 'react';
+import { EmptyState } from '@/components/empty-state';
+import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { useDeleteStudy } from '../api/delete-study';
+import { useDownloadStudy } from '../api/download-study';
+import { useUserStudies } from '../api/get-user-studies';
+import {
+  DEFAULT_SORT,
+  EMPTY_FILTER,
+  distinctModalities,
+  filterStudies,
+  nextSort,
+  sortStudies,
+  type StudyFilter,
+  type StudySort,
+} from '../utils/study-list';
+import { BusyOverlay } from './busy-overlay';
+import { DeleteStudyDialog } from './delete-study-dialog';
+import { StudiesTable } from './studies-table';
+import { StudyFilterBar } from './study-filter-bar';
+import { StudyInfoDialog } from './study-info-dialog';
+
+/** The My Studies tab (spec §2 Studies list): filter bar, sortable table and row actions. */
+export function MyStudies({
+  userId,
+  newOnly,
+  processing,
+}: {
+  userId: string;
+  newOnly: boolean;
+  /** Uploads still being processed: they join the list when done. */
+  processing: number;
+}) {
+  const studies = useUserStudies(userId);
+  const deleteStudy = useDeleteStudy();
+  const downloadStudy = useDownloadStudy();
+  const [filter, setFilter] = useState<StudyFilter>(EMPTY_FILTER);
+  const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
+  const [infoStudy, setInfoStudy] = useState<Study | null>(null);
+  const [deleting, setDeleting] = useState<Study | null>(null);
+
+  const all = studies.data;
+  const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
+  const rows = useMemo(
+    () => sortStudies(filterStudies(all ?? [], { ...filter, newOnly }), sort),
+    [all, filter, newOnly, sort],
+  );
+
+  const confirmDelete = (study: Study) => {
+    setDeleting(null);
+    deleteStudy.mutate(
+      { userId, studyId: study.id },
+      {
+        onSuccess: () =>
+          toast({ title: 'Study Deleted', description: 'The study has been successfully deleted.' }),
+        onError: () =>
+          toast({
+            title: 'Error',
+            description: 'Error deleting study. Please try again.',
+            variant: 'destructive',
+          }),
+      },
+    );
+  };
+
+  const download = (study: Study) =>
+    downloadStudy.mutate(study.id, {
+      onSuccess: () =>
+        toast({ title: 'Downloading Study', description: 'Your download will begin shortly...' }),
+      onError: (err) =>
+        toast({
+          title: 'Download Error',
+          description: errorMessage(err, 'There was an error downloading the study. Please try again.'),
+          variant: 'destructive',
+        }),
+    });
+
+  let body;
+  if (studies.isPending) {
+    body = (
+      <div className="flex justify-center py-16">
+        <Spinner className="size-6" label="Loading studies" />
+      </div>
+    );
+  } else if (studies.isError) {
+    body = (
+      <Alert variant="destructive">
+        <div className="grid gap-2">
+          <AlertTitle>Your studies could not be loaded</AlertTitle>
+          <AlertDescription>{errorMessage(studies.error)}</AlertDescription>
+          <Button variant="outline" size="sm" className="w-fit" onClick={() => void studies.refetch()}>
+            <RefreshCw aria-hidden="true" /> Try again
+          </Button>
+        </div>
+      </Alert>
+    );
+  } else if (rows.length === 0) {
+    body = (
+      <EmptyState icon={FileImage} title="No studies found">
+        {all?.length
+          ? 'No study matches these filters.'
+          : processing > 0
+            ? 'Your upload is being processed; it appears here once it is ready.'
+            : 'Upload a study from files, a folder, a ZIP archive or a CD/DVD; it appears here once processed.'}
+      </EmptyState>
+    );
+  } else {
+    body = (
+      <StudiesTable
+        studies={rows}
+        sort={sort}
+        onSort={(key) => setSort((s) => nextSort(s, key))}
+        handlers={{ onInfo: setInfoStudy, onDelete: setDeleting, onDownload: download }}
+      />
+    );
+  }
+
+  return (
+    <div className="grid gap-4">
+      <StudyFilterBar filter={filter} modalities={modalities} onChange={setFilter} />
+      {body}
+      <StudyInfoDialog study={infoStudy} onClose={() => setInfoStudy(null)} />
+      <DeleteStudyDialog study={deleting} onCancel={() => setDeleting(null)} onConfirm={confirmDelete} />
+      <BusyOverlay
+        message={
+          deleteStudy.isPending
+            ? 'Deleting study, please wait...'
+            : downloadStudy.isPending
+              ? 'Preparing download, please wait...'
+              : null
+        }
+      />
+    </div>
+  );
+}

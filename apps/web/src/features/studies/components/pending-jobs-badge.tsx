@@ -1,0 +1,21 @@
+import { Loader2 } from 'lucide-react';
+import { Tooltip } from '@/components/ui/tooltip';
+
+/** Spec §2: shown while process-study jobs are pending, with 'You have N pending jobs'. */
+export function PendingJobsBadge({ count }: { count: number }) {
+  if (count <= 0) return null;
+  const hint = `You have ${count} pending jobs`;
+  return (
+    <Tooltip content={hint}>
+      <span
+        tabIndex={0}
+        aria-label={`Pending Jobs: ${count}`}
+        className="inline-flex h-10 items-center gap-2 rounded-full border border-warning/30 bg-warning/10 px-3 text-sm font-medium text-warning focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      >
+        <Loader2 className="size-4 animate-spin" aria-hidden="true" />
+        Pending Jobs
+        <span className="rounded-full bg-warning px-2 py-0.5 text-xs text-white tabular-nums">{count}</span>
+      </span>
+    </Tooltip>
+  );
+}

@@ -1,0 +1,22 @@
+import type { ProcessStudyBody } from '@mi/contracts/studies';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+
+export interface ProcessStudyResponse {
+  message: string;
+  jobId: string;
+}
+
+/** POST /api/studies/process: queues the processing of an uploaded archive. */
+export function processStudy(body: ProcessStudyBody): Promise<ProcessStudyResponse> {
+  return api.post<ProcessStudyResponse>('/api/studies/process', body);
+}
+
+/** Spec §7: after queueing, the current user (storage use) is read again. */
+export function useProcessStudy() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: processStudy,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['/api/auth/me'] }),
+  });
+}

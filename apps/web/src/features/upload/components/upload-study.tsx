@@ -1,0 +1,63 @@
+import type { User } from '@mi/contracts/auth';
+import { ArrowLeft, Upload } from 'lucide-react';
+import { useNavigate } from 'react-router';
+import { PageHeader } from '@/components/page-header';
+import { Button } from '@/components/ui/button';
+import { Spinner } from '@/components/ui/spinner';
+import { useStudyUpload } from '../hooks/use-study-upload';
+import { SelectedFiles } from './selected-files';
+import { SourceTiles } from './source-tiles';
+import { UploadProgressDialog } from './upload-progress-dialog';
+
+/** Spec §2 Upload Medical Study: pick, check, archive, upload, queue processing. */
+export function UploadStudy({ user, backUrl }: { user: User; backUrl: string | null }) {
+  const navigate = useNavigate();
+  const upload = useStudyUpload(user);
+  const locked = upload.busy || upload.scanning;
+
+  return (
+    <>
+      <PageHeader
+        title="Upload Medical Study"
+        description="Upload imaging studies from files, a folder, a ZIP archive or a CD/DVD."
+        actions={
+          backUrl && (
+            <Button variant="outline" disabled={upload.busy} onClick={() => navigate(backUrl)}>
+              <ArrowLeft aria-hidden="true" /> Go Back
+            </Button>
+          )
+        }
+      />
+      <div className="grid gap-6">
+        <SourceTiles disabled={locked} onFiles={(method, files) => void upload.select(method, files)} />
+        {upload.scanning && (
+          <p className="flex items-center gap-2 text-sm text-muted-foreground">
+            <Spinner className="size-4" label="Reading the disc" /> Looking for DICOM files…
+          </p>
+        )}
+        {upload.files.length > 0 && (
+          <SelectedFiles
+            files={upload.files}
+            disabled={locked}
+            onRemove={upload.removeFile}
+            onClear={upload.clear}
+          />
+        )}
+        <div className="flex justify-end">
+          <Button size="lg" onClick={() => void upload.start()} disabled={locked}>
+            <Upload aria-hidden="true" />
+            {upload.busy ? 'Processing…' : 'Upload Files'}
+          </Button>
+        </div>
+      </div>
+      <UploadProgressDialog
+        phase={upload.phase}
+        percent={upload.percent}
+        onBackToStudies={() => {
+          upload.finish();
+          navigate('/studies');
+        }}
+      />
+    </>
+  );
+}

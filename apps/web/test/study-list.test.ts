@@ -1,0 +1,121 @@
+import type { Study } from '@mi/contracts/studies';
+import { describe, expect, it } from 'vitest';
+import {
+  analysisHref,
+  DEFAULT_SORT,
+  distinctModalities,
+  EMPTY_FILTER,
+  filterStudies,
+  nextSort,
+  sortStudies,
+} from '../src/features/studies/utils/study-list';
+
+function study(
+  id: string,
+  over: Partial<Study['metadata']> & { createdAt?: string; process?: string } = {},
+): Study {
+  const { createdAt = '2024-01-01T10:00:00Z', process = 'completed', ...metadata } = over;
+  return {
+    _id: id,
+    id,
+    studyId: `1.2.${id}`,
+    ownerId: 'owner',
+    createdAt,
+    status: { process: { value: process as 'completed', reason: null }, transfer: { value: null } },
+    metadata: {
+      studyDescription: null,
+      location: null,
+      patientName: null,
+      patientId: null,
+      patientBirthDate: null,
+      patientSex: null,
+      modality: null,
+      modalities: [],
+      studyDate: null,
+      accessionNumber: null,
+      bodyPart: null,
+      ...metadata,
+    },
+    seriesCount: 1,
+    instanceCount: 1,
+    sizeBytes: 1,
+    latestCompletionDate: null,
+  };
+}
+
+const a = study('a', {
+  patientName: 'Zed^Anna',
+  modality: 'CT',
+  studyDescription: 'Chest',
+  studyDate: '2020-05-01',
+  createdAt: '2024-03-01T00:00:00Z',
+});
+const b = study('b', {
+  patientName: 'adams^bob',
+  modality: 'MR',
+  studyDescription: 'Brain',
+  studyDate: '2021-01-10',
+  createdAt: '2024-01-01T00:00:00Z',
+});
+const c = study('c', {
+  patientName: null,
+  modality: 'ct',
+  studyDescription: null,
+  studyDate: null,
+  createdAt: '2024-02-01T00:00:00Z',
+});
+const ids = (list: Study[]) => list.map((s) => s.id);
+
+describe('studies list rules (spec §2, §5)', () => {
+  it('sorts by upload date, newest first, by default', () => {
+    expect(DEFAULT_SORT).toEqual({ key: 'uploadDate', direction: 'desc' });
+    expect(ids(sortStudies([a, b, c], DEFAULT_SORT))).toEqual(['a', 'c', 'b']);
+  });
+
+  it('toggles the same column and starts a new column ascending', () => {
+    expect(nextSort(DEFAULT_SORT, 'uploadDate')).toEqual({ key: 'uploadDate', direction: 'asc' });
+    expect(nextSort({ key: 'uploadDate', direction: 'asc' }, 'uploadDate')).toEqual({
+      key: 'uploadDate',
+      direction: 'desc',
+    });
+    expect(nextSort(DEFAULT_SORT, 'patientName')).toEqual({ key: 'patientName', direction: 'asc' });
+  });
+
+  it('sorts names without regard to case and missing dates as the epoch', () => {
+    expect(ids(sortStudies([a, b, c], { key: 'patientName', direction: 'asc' }))).toEqual(['c', 'b', 'a']);
+    expect(ids(sortStudies([a, b, c], { key: 'studyDate', direction: 'asc' }))).toEqual(['c', 'a', 'b']);
+    expect(ids(sortStudies([a, b, c], { key: 'studyDate', direction: 'desc' }))).toEqual(['b', 'a', 'c']);
+  });
+
+  it('searches description, id, modality and patient name in any case', () => {
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'ADAMS' }))).toEqual(['b']);
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'chest' }))).toEqual(['a']);
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'c' }))).toEqual(['a', 'c']);
+  });
+
+  it('filters one modality by equality in any case', () => {
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, modality: 'CT' }))).toEqual(['a', 'c']);
+    expect(distinctModalities([a, b, c])).toEqual(['CT', 'MR']);
+  });
+
+  it('keeps study dates inside the range, whole days included, a missing date counting as the epoch', () => {
+    const range = { from: new Date(2020, 4, 1), to: new Date(2021, 0, 10) };
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, date: range }))).toEqual(['a', 'b']);
+    const epoch = { from: new Date(1969, 11, 1), to: new Date(1970, 0, 2) };
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, date: epoch }))).toEqual(['c']);
+  });
+
+  it('newOnly keeps completed studies only', () => {
+    const failed = study('d', { process: 'failed' });
+    expect(ids(filterStudies([a, failed], { ...EMPTY_FILTER, newOnly: true }))).toEqual(['a']);
+  });
+
+  it('builds the Get Analysis link with encoded names and N/A defaults', () => {
+    expect(analysisHref(a)).toBe(
+      '/services/available?action=getanalysis&studyId=a&studyName=Chest&patientName=Zed%5EAnna',
+    );
+    expect(analysisHref(c)).toBe(
+      '/services/available?action=getanalysis&studyId=c&studyName=N%2FA&patientName=N%2FA',
+    );
+  });
+});

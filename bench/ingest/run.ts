@@ -1,0 +1,143 @@
+/**
+ * Ingest benchmark: time from the first upload byte to "completed" for
+ *   - a CT-like series: 300 slices of 512x512 16-bit (dcmjs), and
+ *   - many small files: 5,000 files of about 64 KB,
+ * with per-stage times, next to the raw write rate of the same bytes into DATA_DIR
+ * (`dd ... conv=fdatasync`) and next to Orthanc (Debian `orthanc`) receiving the same files
+ * with POST /instances.
+ *
+ *   npx tsx bench/ingest/run.ts            (BENCH_SETS=ct,small to choose; needs /usr/sbin/Orthanc for the comparison)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { studyUploads } from '../../apps/server/src/db/schema/index';
+import {
+  buildZip,
+  listen,
+  makeDicom,
+  newPatient,
+  storageToken,
+  tusUpload,
+  uid,
+} from '../../apps/server/test/helpers/studies';
+import { createTestContext, eventually } from '../../apps/server/test/helpers/test-app';
+
+const sets = (process.env.BENCH_SETS ?? 'ct,small').split(',');
+const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+
+function series(count: number, rows: number, cols: number): Buffer[] {
+  const study = uid();
+  const ser = uid();
+  return Array.from({ length: count }, (_, i) =>
+    makeDicom({ studyUid: study, seriesUid: ser, sopUid: uid(), instanceNumber: i + 1, rows, columns: cols }),
+  );
+}
+
+function ddRate(dir: string, bytes: number): number {
+  const file = path.join(dir, 'dd.bin');
+  const count = Math.max(1, Math.round(bytes / (1024 * 1024)));
+  const t = process.hrtime.bigint();
+  execFileSync('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', `count=${count}`, 'conv=fdatasync'], {
+    stdio: 'ignore',
+  });
+  const s = Number(process.hrtime.bigint() - t) / 1e9;
+  execFileSync('rm', ['-f', file]);
+  return (count * 1024 * 1024) / s;
+}
+
+async function orthanc(files: Buffer[]): Promise<number | null> {
+  if (!existsSync('/usr/sbin/Orthanc')) return null;
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-orthanc-'));
+  const port = 18000 + Math.floor(Math.random() * 1000);
+  const config = {
+    Name: 'bench',
+    StorageDirectory: path.join(dir, 'db'),
+    IndexDirectory: path.join(dir, 'db'),
+    HttpPort: port,
+    DicomPort: port + 1,
+    RemoteAccessAllowed: false,
+    AuthenticationEnabled: false,
+    Plugins: [],
+  };
+  await writeFile(path.join(dir, 'orthanc.json'), JSON.stringify(config));
+  const proc = spawn('/usr/sbin/Orthanc', [path.join(dir, 'orthanc.json')], { stdio: 'ignore' });
+  try {
+    await eventually(
+      async () => (await fetch(`http://127.0.0.1:${port}/system`).catch(() => null))?.ok,
+      30_000,
+    );
+    const t = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < files.length) {
+          const f = files[next++]!;
+          const res = await fetch(`http://127.0.0.1:${port}/instances`, { method: 'POST', body: f });
+          if (!res.ok) throw new Error(`orthanc ${res.status}`);
+        }
+      }),
+    );
+    return (Date.now() - t) / 1000;
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const ctx = await createTestContext({ LOG_LEVEL: 'silent', DEFAULT_MAX_STORAGE_GB: '100' });
+try {
+  const base = await listen(ctx);
+  for (const set of sets) {
+    const files = set === 'ct' ? series(300, 512, 512) : series(5000, 180, 180);
+    const bytes = files.reduce((n, f) => n + f.length, 0);
+    const zip = buildZip(files.map((data, i) => ({ name: `DICOM/${String(i).padStart(5, '0')}.dcm`, data })));
+    const patient = await newPatient(ctx, `bench-${set}-${randomUUID()}@example.com`);
+    const objectName = `${patient.id}/${randomUUID()}/study.zip`;
+    const token = await storageToken(ctx, patient);
+    const t0 = Date.now();
+    await tusUpload(base, token, objectName, zip);
+    const tUpload = Date.now();
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/studies/process',
+      headers: patient.auth,
+      payload: { prefix: objectName, jobContext: { uploadType: 'regular' } },
+    });
+    const row = await eventually(async () => {
+      const [r] = await ctx.services.database.db
+        .select()
+        .from(studyUploads)
+        .where(eq(studyUploads.objectName, objectName));
+      return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
+    }, 600_000);
+    const tDone = Date.now();
+    if (row.status !== 'completed') throw new Error(`processing failed: ${row.reason}`);
+    const stages = (row.summary as { stages: Record<string, number> }).stages;
+    const total = (tDone - t0) / 1000;
+    const ours = bytes / total;
+    const raw = ddRate(ctx.dataDir, bytes);
+    const orth = await orthanc(files);
+    console.log(
+      `\n== ${set === 'ct' ? 'CT series, 300 x 512x512 16-bit' : '5,000 files of ~64 KB'}: ${files.length} files, ${mb(bytes)} MiB`,
+    );
+    console.log(
+      `upload ${(tUpload - t0) / 1000} s | unzip+parse ${stages.unzipParse! / 1000} s | store ${stages.store! / 1000} s | index ${stages.index! / 1000} s | total first byte -> completed ${total.toFixed(2)} s`,
+    );
+    console.log(
+      `ours ${mb(ours)} MiB/s | dd conv=fdatasync ${mb(raw)} MiB/s | ratio ${(ours / raw).toFixed(2)} (target >= 0.4)`,
+    );
+    if (orth !== null)
+      console.log(
+        `Orthanc POST /instances ${orth.toFixed(2)} s (${mb(bytes / orth)} MiB/s) | speed-up ${(orth / total).toFixed(2)}x (target >= 1.5x)`,
+      );
+    else console.log('Orthanc not installed (apt-get install -y orthanc): comparison skipped');
+  }
+} finally {
+  await ctx.close();
+}

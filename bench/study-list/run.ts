@@ -1,0 +1,109 @@
+/**
+ * Study list benchmark: 1,000 studies for one user on PostgreSQL, 50 concurrent clients
+ * (autocannon) on GET /api/studies/user/:id next to a trivial route of the same server.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/study-list/run.ts
+ */
+import autocannon from 'autocannon';
+import { studies } from '../../apps/server/src/db/schema/index';
+import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+
+const STUDIES = 1000;
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 15);
+// With BENCH_WORKERS=1 the load generator runs in a worker thread: in this process's own event loop
+// it would spend as much time receiving the 650 KiB answers as the server spends sending them.
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
+
+if (!process.env.DATABASE_URL) {
+  console.error('Set DATABASE_URL to a PostgreSQL server (a fresh database is created and dropped).');
+  process.exit(2);
+}
+const ctx = await createTestContext({ LOG_LEVEL: 'silent' });
+try {
+  const reg = await registerPatient(ctx, 'bench-list@example.com');
+  const token = reg.json().data.authToken as string;
+  const me = await ctx.app.inject({
+    method: 'GET',
+    url: '/api/auth/me',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const userId = me.json().id as string;
+  const rows = Array.from({ length: STUDIES }, (_, i) => ({
+    ownerId: userId,
+    studyInstanceUid: `2.25.${1000000 + i}`,
+    patientName: `Patient^Number${i}`,
+    patientId: `PID${i}`,
+    studyDate: `20${String(10 + (i % 15)).padStart(2, '0')}-0${1 + (i % 9)}-1${i % 10}`,
+    studyDescription: `CT chest with contrast ${i}`,
+    institutionName: 'General Hospital',
+    modalities: i % 3 === 0 ? ['CT'] : i % 3 === 1 ? ['MR'] : ['CR', 'SR'],
+    seriesCount: 3,
+    instanceCount: 300,
+    sizeBytes: 157_286_400,
+    createdAt: new Date(Date.now() - i * 60_000),
+  }));
+  for (let i = 0; i < rows.length; i += 250)
+    await ctx.services.database.db.insert(studies).values(rows.slice(i, i + 250));
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = ctx.app.server.address();
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const check = await fetch(`${base}/api/studies/user/${userId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await check.json()) as { data: unknown[] };
+  if (body.data.length !== STUDIES) throw new Error(`expected ${STUDIES} studies, got ${body.data.length}`);
+
+  const etag = check.headers.get('etag') ?? '';
+  const run = (title: string, path: string, extra: Record<string, string> = {}) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      autocannon(
+        {
+          title,
+          url: `${base}${path}`,
+          connections: CONNECTIONS,
+          duration: DURATION_S,
+          headers: { authorization: `Bearer ${token}`, ...extra },
+          ...(WORKERS > 0 ? { workers: WORKERS } : {}),
+        },
+        (err, res) => (err ? reject(err) : resolve(res)),
+      );
+    });
+  // Warm up once (JIT, connection pool), then measure.
+  await new Promise((r) =>
+    autocannon(
+      {
+        url: `${base}/api/studies/user/${userId}`,
+        connections: 10,
+        duration: 3,
+        headers: { authorization: `Bearer ${token}` },
+      },
+      r,
+    ),
+  );
+  const list = await run('study list', `/api/studies/user/${userId}`);
+  // What a browser sends: Accept-Encoding, and If-None-Match once it holds the list.
+  const browser = await run('study list, gzip accepted', `/api/studies/user/${userId}`, {
+    'accept-encoding': 'gzip, deflate, br',
+  });
+  // What a browser sends once it holds the list: If-None-Match, answered 304 while nothing changed.
+  const revalidate = await run('study list, revalidated', `/api/studies/user/${userId}`, {
+    'if-none-match': etag,
+  });
+  const trivial = await run('trivial', '/api/config');
+  const row = (name: string, r: autocannon.Result) =>
+    `${name.padEnd(28)} p50 ${String(r.latency.p50).padStart(6)} ms   p99 ${String(r.latency.p99).padStart(6)} ms   ${r.requests.average.toFixed(0).padStart(7)} req/s   ${(r.throughput.average / 1024 / 1024).toFixed(0).padStart(5)} MiB/s   2xx ${r['2xx']} 3xx ${r['3xx']}   errors ${r.errors + r.non2xx - r['3xx']}`;
+  console.log(
+    `\n${STUDIES} studies, ${CONNECTIONS} connections, ${DURATION_S} s each, PostgreSQL, response ${(JSON.stringify(body).length / 1024).toFixed(0)} KiB, client ${WORKERS > 0 ? `in ${WORKERS} worker thread(s)` : 'in the server thread'}`,
+  );
+  console.log(row(`GET /api/studies/user/:id`, list));
+  console.log(row('  same, Accept-Encoding gzip', browser));
+  console.log(row('  same, If-None-Match (304)', revalidate));
+  console.log(row('GET /api/config (trivial)', trivial));
+  console.log(
+    `ratio list/trivial: p99 ${(list.latency.p99 / Math.max(1, trivial.latency.p99)).toFixed(1)}x, req/s ${(list.requests.average / trivial.requests.average).toFixed(2)}`,
+  );
+  console.log(`target p99 <= 50 ms: ${list.latency.p99 <= 50 ? 'met' : 'NOT met'}`);
+} finally {
+  await ctx.close();
+}

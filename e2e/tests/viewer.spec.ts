@@ -1,0 +1,287 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
+import {
+  fixtures,
+  pickFromTile,
+  registerPatient,
+  studyRow,
+  tempDir,
+  uniqueEmail,
+  uploadAndReturnToStudies,
+} from './study-files';
+
+const viewerBase = () => process.env.E2E_VIEWER_URL!;
+const appBase = () => process.env.E2E_BASE_URL!;
+
+/** Fails the test on any request to a host other than the app's and the viewer's. */
+function onlyOurHosts(context: BrowserContext): string[] {
+  const foreign: string[] = [];
+  const ours = new Set([new URL(appBase()).host, new URL(viewerBase()).host]);
+  context.on('request', (req) => {
+    const url = new URL(req.url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:') return;
+    if (!ours.has(url.host)) foreign.push(req.url());
+  });
+  return foreign;
+}
+
+interface Drawn {
+  width: number;
+  height: number;
+  /** Bounding box of bright pixels, or null when the canvas is uniform. */
+  box: { x0: number; y0: number; x1: number; y1: number } | null;
+  bright: number;
+  mean: number;
+  std: number;
+  insideMean: number;
+  outsideMean: number;
+}
+
+/**
+ * Reads the pixels OHIF drew into the first viewport's canvas. Text overlays and tools are DOM and
+ * SVG layered above the canvas, so they are not part of what is measured.
+ */
+async function drawnImage(viewer: Page): Promise<Drawn | null> {
+  return viewer.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>('canvas.cornerstone-canvas');
+    if (!canvas || !canvas.width || !canvas.height) return null;
+    const copy = document.createElement('canvas');
+    copy.width = canvas.width;
+    copy.height = canvas.height;
+    const ctx = copy.getContext('2d')!;
+    ctx.drawImage(canvas, 0, 0);
+    const { data, width, height } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let sum = 0;
+    let sq = 0;
+    let bright = 0;
+    let x0 = width,
+      y0 = height,
+      x1 = -1,
+      y1 = -1;
+    const lum: number[] = new Array(width * height);
+    for (let i = 0; i < width * height; i++) {
+      const l = (data[i * 4]! + data[i * 4 + 1]! + data[i * 4 + 2]!) / 3;
+      lum[i] = l;
+      sum += l;
+      sq += l * l;
+      if (l > 200) {
+        bright++;
+        const x = i % width;
+        const y = Math.floor(i / width);
+        if (x < x0) x0 = x;
+        if (y < y0) y0 = y;
+        if (x > x1) x1 = x;
+        if (y > y1) y1 = y;
+      }
+    }
+    const n = width * height;
+    const mean = sum / n;
+    const box = x1 >= 0 ? { x0, y0, x1, y1 } : null;
+    let inSum = 0,
+      inN = 0,
+      outSum = 0,
+      outN = 0;
+    if (box) {
+      // Inside: the inner half of the bright box. Outside: a ring just around it.
+      const w = box.x1 - box.x0,
+        h = box.y1 - box.y0;
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const l = lum[y * width + x]!;
+          const inner = x > box.x0 + w / 4 && x < box.x1 - w / 4 && y > box.y0 + h / 4 && y < box.y1 - h / 4;
+          const ring =
+            (x < box.x0 - 3 && x > box.x0 - 20 && y > box.y0 && y < box.y1) ||
+            (y < box.y0 - 3 && y > box.y0 - 20 && x > box.x0 && x < box.x1);
+          if (inner) {
+            inSum += l;
+            inN++;
+          }
+          if (ring) {
+            outSum += l;
+            outN++;
+          }
+        }
+      }
+    }
+    return {
+      width,
+      height,
+      box,
+      bright,
+      mean,
+      std: Math.sqrt(Math.max(0, sq / n - mean * mean)),
+      insideMean: inN ? inSum / inN : 0,
+      outsideMean: outN ? outSum / outN : 255,
+    };
+  });
+}
+
+async function waitForDrawn(viewer: Page, ok: (d: Drawn) => boolean, timeout = 45_000): Promise<Drawn> {
+  let last: Drawn | null = null;
+  await expect
+    .poll(
+      async () => {
+        last = await drawnImage(viewer);
+        return last !== null && ok(last);
+      },
+      { timeout, intervals: [250, 500, 1000] },
+    )
+    .toBe(true);
+  return last!;
+}
+
+/** Registers and closes the first-visit welcome dialog, which would cover the upload page. */
+async function signUp(page: Page, tag: string) {
+  await registerPatient(page, uniqueEmail(tag));
+  const welcome = page.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
+  if (await welcome.isVisible({ timeout: 5_000 }).catch(() => false))
+    await welcome.getByRole('button', { name: 'Skip' }).click();
+  await expect(welcome).toHaveCount(0);
+}
+
+/** Opens the study of a My Studies row with View; returns the viewer tab and the study id. */
+async function openFromMyStudies(page: Page, rowText: string): Promise<{ viewer: Page; studyId: string }> {
+  const row = studyRow(page, rowText);
+  await expect(row).toBeVisible({ timeout: 90_000 });
+  await row.getByRole('button', { name: 'More actions' }).click();
+  const popup = page.waitForEvent('popup');
+  await page.getByRole('menuitem', { name: 'View' }).click();
+  const viewer = await popup;
+  await viewer.waitForURL(/\/studies\/transfer\//, { timeout: 10_000 }).catch(() => undefined);
+  const studyId = /\/studies\/transfer\/([^/?#]+)/.exec(viewer.url())?.[1] ?? '';
+  await viewer.waitForURL((u) => u.href.startsWith(`${viewerBase()}/viewer`), { timeout: 60_000 });
+  return { viewer, studyId };
+}
+
+test('a generated series opens in OHIF from My Studies, is drawn, scrolls; strangers and deleted studies get nothing', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  const foreign = onlyOurHosts(page.context());
+  await signUp(page, 'viewer');
+
+  const dir = tempDir('viewer');
+  const series = generateSeries({
+    count: 12,
+    size: 128,
+    patientName: 'Viewer^Phantom',
+    description: 'Viewer phantom',
+  });
+  const files = series.files.map((f, i) => {
+    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
+    writeFileSync(file, f.bytes);
+    return file;
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', files);
+  await uploadAndReturnToStudies(page);
+
+  // The row shows the study's picture, rendered on the server.
+  const thumbnail = studyRow(page, 'Viewer^Phantom').locator('img').first();
+  await expect(thumbnail).toHaveAttribute('src', /\/api\/studies\/[^/]+\/thumbnail$/, { timeout: 90_000 });
+  await expect
+    .poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
+      timeout: 30_000,
+    })
+    .toBeGreaterThan(0);
+  const thumbResponse = await page.request.get((await thumbnail.getAttribute('src'))!);
+  expect(thumbResponse.headers()['content-type']).toBe('image/webp');
+  await page.screenshot({ path: test.info().outputPath('my-studies.png') });
+
+  const { viewer, studyId } = await openFromMyStudies(page, 'Viewer^Phantom');
+  expect(studyId).not.toBe('');
+  // The credential never stays in the address bar.
+  expect(viewer.url()).not.toContain('grant=');
+  await expect(viewer.locator('canvas.cornerstone-canvas').first()).toBeVisible({ timeout: 60_000 });
+
+  const first = await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50);
+  await viewer
+    .locator('.cornerstone-viewport-element, [data-cy="viewport-pane"]')
+    .first()
+    .screenshot({ path: test.info().outputPath('series-first.png') });
+  // The square is drawn: bright inside, dark around it, and it is a square.
+  expect(first.insideMean - first.outsideMean).toBeGreaterThan(150);
+  const w = first.box!.x1 - first.box!.x0;
+  const h = first.box!.y1 - first.box!.y0;
+  expect(Math.abs(w - h)).toBeLessThanOrEqual(Math.max(3, w * 0.1));
+  expect(first.bright).toBeLessThan(first.width * first.height * 0.5);
+
+  // Scrolling moves through the slices: the square moves.
+  const viewport = viewer.locator('canvas.cornerstone-canvas').first();
+  await viewport.hover();
+  for (let i = 0; i < 4; i++) {
+    await viewer.mouse.wheel(0, 120);
+    await viewer.waitForTimeout(150);
+  }
+  const scrolled = await waitForDrawn(
+    viewer,
+    (d) => d.box !== null && (d.box.x0 !== first.box!.x0 || d.box.y0 !== first.box!.y0),
+  );
+  await viewer
+    .locator('.cornerstone-viewport-element, [data-cy="viewport-pane"]')
+    .first()
+    .screenshot({ path: test.info().outputPath('series-scrolled.png') });
+  expect(scrolled.insideMean - scrolled.outsideMean).toBeGreaterThan(150);
+  const viewerLink = viewer.url();
+
+  // A second user cannot open the first user's study, nor reuse its viewer link.
+  const other = await browser.newContext({ baseURL: appBase() });
+  const otherForeign = onlyOurHosts(other);
+  const otherPage = await other.newPage();
+  await signUp(otherPage, 'stranger');
+  await otherPage.goto(`/studies/transfer/${studyId}`);
+  await expect(otherPage.getByText('Study not found.')).toBeVisible({ timeout: 20_000 });
+  const viaApi = await otherPage.request.get(`/api/dicom/viewer/${studyId}`);
+  expect(viaApi.status()).toBe(404);
+  await otherPage.goto(viewerLink);
+  await expect(otherPage.getByRole('alert').filter({ hasText: 'This viewer link has expired' })).toBeVisible({
+    timeout: 20_000,
+  });
+  expect(await drawnImage(otherPage).then((d) => d?.box ?? null)).toBeNull();
+  await other.close();
+
+  // Deleting the study ends the viewer credential.
+  const row = studyRow(page, 'Viewer^Phantom');
+  await row.getByRole('button', { name: 'Delete study' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(row).toHaveCount(0, { timeout: 20_000 });
+  await viewer.reload();
+  await expect(viewer.getByRole('alert').filter({ hasText: 'This viewer link has expired' })).toBeVisible({
+    timeout: 20_000,
+  });
+
+  expect(foreign).toEqual([]);
+  expect(otherForeign).toEqual([]);
+});
+
+for (const [label, file, rowText] of [
+  ['JPEG baseline', 'SC_rgb_jpeg_dcmtk.dcm', null],
+  ['JPEG 2000', 'JPEG2000.dcm', null],
+] as const) {
+  test(`a ${label} fixture opens in OHIF and is drawn`, async ({ page }) => {
+    test.setTimeout(180_000);
+    const foreign = onlyOurHosts(page.context());
+    await signUp(page, 'viewer-fixture');
+    await page.goto('/upload?backUrl=/studies');
+    await pickFromTile(page, 'Select Files', [path.join(fixtures, file)]);
+    await uploadAndReturnToStudies(page);
+    const row = page.getByRole('row').nth(1);
+    await expect(row).toBeVisible({ timeout: 90_000 });
+    const { viewer } = await openFromMyStudies(
+      page,
+      rowText ?? (await row.getByRole('cell').nth(1).innerText()),
+    );
+    await expect(viewer.locator('canvas.cornerstone-canvas').first()).toBeVisible({ timeout: 60_000 });
+    // Not a blank or uniform canvas: the decoded image has structure.
+    const drawn = await waitForDrawn(viewer, (d) => d.std > 8 && d.mean > 2);
+    await viewer
+      .locator('.cornerstone-viewport-element, [data-cy="viewport-pane"]')
+      .first()
+      .screenshot({ path: test.info().outputPath(`${file}.png`) });
+    expect(drawn.std).toBeGreaterThan(8);
+    expect(foreign).toEqual([]);
+  });
+}

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { emailSchema, passwordSchema, resetPasswordSchema, SPECIALTIES } from './rules';
+
+export const roleSchema = z.enum(['patient', 'professional', 'admin']);
+export type Role = z.infer<typeof roleSchema>;
+
+/** Spec §3 User, plus role and account status the server adds. */
+export const userSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  email: z.string(),
+  role: roleSchema,
+  accountStatus: z.enum(['active', 'pending', 'rejected']),
+  /** Why an admin turned a professional application down (null unless rejected). */
+  rejectionReason: z.string().nullable(),
+  dateOfBirth: z.string().nullable(),
+  mobilePhone: z.string().nullable(),
+  shareMedicalData: z.boolean(),
+  mfaEnabled: z.boolean(),
+  mfaMethod: z.enum(['email', 'totp']).nullable(),
+  /** An authenticator app is enrolled, so 'totp' may be chosen as the method. */
+  totpEnrolled: z.boolean(),
+  emailNotifications: z.boolean(),
+  smsNotifications: z.boolean(),
+  welcomeModalShown: z.boolean(),
+  emailVerified: z.boolean(),
+  /** When the terms were accepted (registration); null for accounts made without the form. */
+  termsAcceptedAt: z.string().nullable(),
+  /** When the sharing consent (shareMedicalData) was last given or withdrawn. */
+  shareMedicalDataUpdatedAt: z.string().nullable(),
+  uploadLimits: z.object({ currentStorageGB: z.number(), maxStorageGB: z.number() }),
+  createdAt: z.string(),
+});
+export type User = z.infer<typeof userSchema>;
+
+export const specialtySchema = z.enum(SPECIALTIES, { error: 'Specialty is required' });
+
+/** A professional's licence (spec §2 /register/medical). */
+export const licenseSchema = z.strictObject({
+  number: z
+    .string({ error: 'License number is required' })
+    .trim()
+    .min(1, 'License number is required')
+    .max(100),
+  state: z.string({ error: 'License state is required' }).trim().min(1, 'License state is required').max(100),
+  expiryDate: z.iso.date({ error: 'License expiry date is required' }),
+});
+export type License = z.infer<typeof licenseSchema>;
+
+/**
+ * Spec §3 registration payload. The role may be patient or professional, never admin; a
+ * professional also sends the licence, specialty, hospital and position and a phone number.
+ */
+export const registerBodySchema = z
+  .strictObject({
+    email: emailSchema,
+    password: passwordSchema,
+    name: z.string().trim().min(1, 'Name is required').max(200),
+    role: z.enum(['patient', 'professional']).default('patient'),
+    mobilePhone: z.string().trim().max(40).optional(),
+    dateOfBirth: z.iso.date().optional(),
+    license: licenseSchema.optional(),
+    specialty: specialtySchema.optional(),
+    hospital: z.string().trim().max(200).optional(),
+    position: z.string().trim().max(200).optional(),
+    acceptTerms: z.literal(true, { error: 'You must accept the terms and conditions' }),
+    captcha: z.string().max(10_000).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.role !== 'professional') return;
+    if (!v.mobilePhone)
+      ctx.addIssue({ code: 'custom', path: ['mobilePhone'], message: 'Phone number is required' });
+    if (!v.license)
+      ctx.addIssue({ code: 'custom', path: ['license'], message: 'License number is required' });
+    if (!v.specialty) ctx.addIssue({ code: 'custom', path: ['specialty'], message: 'Specialty is required' });
+    if (!v.hospital)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hospital'],
+        message: 'Hospital/clinic affiliation is required',
+      });
+  });
+export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+export const loginBodySchema = z.strictObject({
+  email: z.string().trim().min(1, 'Email is required').max(254),
+  password: z.string().min(1, 'Password is required').max(256),
+  captcha: z.string().max(10_000).optional(),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const loginResponseSchema = z.object({
+  message: z.string(),
+  data: z.object({
+    id: z.string(),
+    email: z.string(),
+    mfaEnabled: z.boolean(),
+    /** With mfaEnabled: which second factor /mfa/verify expects. */
+    mfaMethod: z.enum(['email', 'totp']).optional(),
+    /**
+     * With mfaEnabled: the short-lived pending-login token /mfa/verify and /mfa/resend need. The
+     * browser also gets it as an httpOnly cookie; API clients send it back in the body.
+     */
+    mfaToken: z.string().optional(),
+    accountStatus: z.enum(['active', 'pending', 'rejected']).optional(),
+    authToken: z.string().optional(),
+    refreshToken: z.string().optional(),
+  }),
+});
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+export const refreshBodySchema = z.strictObject({ refreshToken: z.string().max(200).optional() }).nullish();
+export const tokenPairSchema = z.object({
+  message: z.string(),
+  authToken: z.string(),
+  refreshToken: z.string(),
+});
+export const messageSchema = z.object({ message: z.string() });
+
+/** What the sign-in screens need to know before a user exists. */
+export const publicConfigSchema = z.object({
+  captcha: z.discriminatedUnion('provider', [
+    z.object({ provider: z.literal('altcha'), challengeUrl: z.string() }),
+    z.object({ provider: z.literal('recaptcha'), siteKey: z.string() }),
+  ]),
+  googleClientId: z.string().nullable(),
+  defaultMaxStorageGB: z.number(),
+  /** Spec §4 inactivity timer: sign-out after idleMinutes, warning warningMinutes before. */
+  session: z.object({ idleMinutes: z.number(), warningMinutes: z.number() }),
+});
+export type PublicConfig = z.infer<typeof publicConfigSchema>;
+
+/** POST /api/auth/google: a Google Identity Services ID token. */
+export const googleLoginBodySchema = z.strictObject({
+  credential: z.string().min(1, 'Google credential is required').max(10_000),
+});
+
+/** POST /api/mfa/verify (spec §7). The pending-login token comes from the cookie or `mfaToken`. */
+export const mfaVerifyBodySchema = z.strictObject({
+  mfaSecret: z.string().trim().min(1, 'Code is required').max(64),
+  email: z.string().trim().min(1).max(254),
+  userId: z.string().min(1).max(100),
+  mfaToken: z.string().max(200).optional(),
+});
+export type MfaVerifyBody = z.infer<typeof mfaVerifyBodySchema>;
+
+export const mfaVerifyResponseSchema = z.object({
+  message: z.string(),
+  authToken: z.string(),
+  refreshToken: z.string(),
+  user: userSchema,
+});
+export type MfaVerifyResponse = z.infer<typeof mfaVerifyResponseSchema>;
+
+/** POST /api/mfa/resend (spec §7). */
+export const mfaResendBodySchema = z.strictObject({
+  email: z.string().trim().min(1).max(254),
+  mfaToken: z.string().max(200).optional(),
+});
+export type MfaResendBody = z.infer<typeof mfaResendBodySchema>;
+
+export const totpSetupResponseSchema = z.object({
+  secret: z.string(),
+  otpauthUrl: z.string(),
+  qrCodeDataUrl: z.string(),
+});
+export type TotpSetupResponse = z.infer<typeof totpSetupResponseSchema>;
+
+export const totpConfirmBodySchema = z.strictObject({
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'Enter the 6-digit code from your authenticator app'),
+});
+export const totpConfirmResponseSchema = z.object({
+  message: z.string(),
+  /** Shown once; each works once in place of an authenticator code. */
+  recoveryCodes: z.array(z.string()),
+  user: userSchema,
+});
+export type TotpConfirmResponse = z.infer<typeof totpConfirmResponseSchema>;
+
+/** Spec §7 forgot/reset password. */
+export const forgotPasswordBodySchema = z.strictObject({ email: emailSchema });
+export const verifyResetTokenBodySchema = z.strictObject({
+  email: z.string().trim().min(1).max(254),
+  challenge: z.string().min(1).max(200),
+});
+export const verifyResetTokenResponseSchema = z.object({ isValid: z.boolean() });
+export const resetPasswordBodySchema = z.strictObject({
+  newPassword: resetPasswordSchema,
+  challenge: z.string().min(1).max(200),
+  email: z.string().trim().min(1).max(254),
+});
+export type ResetPasswordBody = z.infer<typeof resetPasswordBodySchema>;
+
+/** Email ownership: the link's token. */
+export const verifyEmailBodySchema = z.strictObject({ token: z.string().min(1).max(200) });
+
+/** One of the signed-in user's active sessions (Settings). */
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  /** e.g. 'Chrome on Linux', from the user agent. */
+  device: z.string(),
+  ip: z.string().nullable(),
+  createdAt: z.string(),
+  lastSeenAt: z.string(),
+  current: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+export const sessionListSchema = z.object({ data: z.array(sessionInfoSchema) });
+
+/** PUT /api/users/{id}: only the spec's fields (spec §7), each optional. */
+export const updateUserBodySchema = z.strictObject({
+  shareMedicalData: z.boolean().optional(),
+  mfaEnabled: z.boolean().optional(),
+  mfaMethod: z.enum(['email', 'totp'], { error: 'Please select a method to verify your login' }).optional(),
+  emailNotifications: z.boolean().optional(),
+  name: z.string().trim().min(1, 'Name is required').max(200).optional(),
+  dateOfBirth: z.iso.date({ error: 'Date of birth must be a date (YYYY-MM-DD)' }).optional(),
+  mobilePhone: z.string().trim().min(1, 'Phone is required').max(40).optional(),
+  welcomeModalShown: z.boolean().optional(),
+});
+export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** Every failure body the API sends: `error` is safe to show to the user (spec §7 reads it). */
+export const errorBodySchema = z.object({
+  error: z.string(),
+  code: z.string(),
+  requestId: z.string().optional(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** One table from error code to HTTP status; the server's AppError reads it. */
+export const errorStatus = {
+  VALIDATION_ERROR: 400,
+  BAD_REQUEST: 400,
+  CAPTCHA_FAILED: 400,
+  REGISTRATION_FAILED: 400,
+  RESET_TOKEN_INVALID: 400,
+  VERIFICATION_LINK_INVALID: 400,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  MFA_INVALID: 401,
+  MFA_SESSION_EXPIRED: 401,
+  GOOGLE_AUTH_FAILED: 401,
+  FORBIDDEN: 403,
+  ACCOUNT_INACTIVE: 403,
+  NOT_FOUND: 404,
+  NOT_ACCEPTABLE: 406,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+export type ErrorCode = keyof typeof errorStatus;
+
+/** Largest JSON body the API accepts (bytes). Uploads go through tus, not JSON. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;

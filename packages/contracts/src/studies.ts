@@ -1,0 +1,113 @@
+import { z } from 'zod';
+
+/**
+ * Studies, uploads, jobs and notifications (spec §3, §7). Field names follow the spec so a client
+ * written against it works; `_id` and `id` carry the same value.
+ */
+
+export const processStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
+export const transferStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
+
+export const studyMetadataSchema = z.object({
+  studyDescription: z.string().nullable(),
+  /** Institution name (0008,0080). */
+  location: z.string().nullable(),
+  patientName: z.string().nullable(),
+  patientId: z.string().nullable(),
+  patientBirthDate: z.string().nullable(),
+  patientSex: z.string().nullable(),
+  /** Modalities of the study joined with '/', e.g. 'CT' or 'CT/SR'. */
+  modality: z.string().nullable(),
+  modalities: z.array(z.string()),
+  /** YYYY-MM-DD, or null when the files carry no study date. */
+  studyDate: z.string().nullable(),
+  accessionNumber: z.string().nullable(),
+  bodyPart: z.string().nullable(),
+});
+
+export const studySchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  /** DICOM Study Instance UID. */
+  studyId: z.string().nullable(),
+  ownerId: z.string(),
+  createdAt: z.string(),
+  status: z.object({
+    process: z.object({ value: processStatusSchema, reason: z.string().nullable() }),
+    transfer: z.object({ value: transferStatusSchema.nullable() }),
+  }),
+  metadata: studyMetadataSchema,
+  seriesCount: z.number().int(),
+  instanceCount: z.number().int(),
+  sizeBytes: z.number(),
+  /** Filled once analysis orders exist. */
+  latestCompletionDate: z.string().nullable(),
+});
+export type Study = z.infer<typeof studySchema>;
+
+export const studyListSchema = z.object({ data: z.array(studySchema) });
+export const studyResponseSchema = z.object({ data: studySchema });
+
+/** Spec §3 Analysis-page study. */
+export const analysisStudySchema = z.object({
+  id: z.string(),
+  type: z.string().nullable(),
+  date: z.string().nullable(),
+  status: processStatusSchema,
+  fileType: z.string(),
+  fileSize: z.number(),
+  metadata: z.object({
+    patient: z.string().nullable(),
+    age: z.string().nullable(),
+    modality: z.string().nullable(),
+    bodyPart: z.string().nullable(),
+  }),
+});
+export type AnalysisStudy = z.infer<typeof analysisStudySchema>;
+
+/** Short-lived upload credential: lets its holder write only `{userId}/{uuid}/study.zip` objects. */
+export const storageTokenSchema = z.object({
+  accessToken: z.string(),
+  bucket: z.string(),
+  expiresAt: z.string(),
+  /** tus endpoint to create uploads at. */
+  uploadUrl: z.string(),
+});
+export type StorageToken = z.infer<typeof storageTokenSchema>;
+
+export const uploadTypeSchema = z.enum(['regular', 'shared']);
+export const processStudyBodySchema = z.strictObject({
+  /** `{userId}/{uuid}/study.zip` (or its folder `{userId}/{uuid}`) of a finished upload. */
+  prefix: z.string().min(1).max(300),
+  jobContext: z
+    .strictObject({ uploadType: uploadTypeSchema.default('regular'), targetUserId: z.string().optional() })
+    .default({ uploadType: 'regular' }),
+});
+export type ProcessStudyBody = z.infer<typeof processStudyBodySchema>;
+export const processStudyResponseSchema = z.object({ message: z.string(), jobId: z.string() });
+
+export const jobNameSchema = z.enum(['process-study', 'transfer-study']);
+export const pendingJobSchema = z.object({
+  id: z.string(),
+  name: jobNameSchema,
+  state: z.string(),
+  studyId: z.string().nullable(),
+  createdAt: z.string(),
+});
+export const pendingJobsSchema = z.object({ count: z.number().int(), jobs: z.array(pendingJobSchema) });
+export type PendingJobs = z.infer<typeof pendingJobsSchema>;
+
+export const notificationSchema = z.object({
+  _id: z.string(),
+  type: z.enum(['analysis', 'message', 'system']),
+  title: z.string(),
+  description: z.string(),
+  read: z.boolean(),
+  createdAt: z.string(),
+});
+export type Notification = z.infer<typeof notificationSchema>;
+export const notificationListSchema = z.object({
+  data: z.array(notificationSchema),
+  unreadCount: z.number().int(),
+});
+export const notificationResponseSchema = z.object({ message: z.string(), data: notificationSchema });
