@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { Upload } from 'tus-js-client';
 import yauzl from 'yauzl';
 import { studyUploads } from '../../src/db/schema/index';
+import { JOB_SCHEMA } from '../../src/jobs/queue';
 import { eventually, registerPatient, type TestContext } from './test-app';
 
 export const FIXTURES = '../shared/fixtures/dicom/pydicom';
@@ -228,7 +229,22 @@ export async function uploadAndProcess(ctx: TestContext, baseUrl: string, p: Pat
       .where(eq(studyUploads.objectName, objectName));
     return row && (row.status === 'completed' || row.status === 'failed') ? row : undefined;
   }, 30_000);
-  return { upload, objectName, jobId: res.json().jobId as string };
+  const jobId = res.json().jobId as string;
+  // The row turns final inside the job; the clean-up after it (archive, unindexed objects) ends with the job.
+  await jobSettled(ctx, jobId);
+  return { upload, objectName, jobId };
+}
+
+/** Waits until pg-boss holds the job as finished (completed, failed for good or cancelled). */
+export async function jobSettled(ctx: TestContext, jobId: string): Promise<void> {
+  await eventually(async () => {
+    const res = await ctx.services.database.sql.executeSql(
+      `select state from ${JOB_SCHEMA}.job where id = $1`,
+      [jobId],
+    );
+    const state = (res.rows[0] as { state?: string } | undefined)?.state;
+    return state === 'completed' || state === 'failed' || state === 'cancelled';
+  }, 30_000);
 }
 
 export async function listen(ctx: TestContext): Promise<string> {
