@@ -101,7 +101,8 @@ try {
     const objectName = `${patient.id}/${randomUUID()}/study.zip`;
     const token = await storageToken(ctx, patient);
     const t0 = Date.now();
-    await tusUpload(base, token, objectName, zip);
+    // The browser's chunk size (apps/web/src/features/upload/utils/tus-upload.ts).
+    await tusUpload(base, token, objectName, zip, { chunkSize: 32 * 1024 * 1024 });
     const tUpload = Date.now();
     await ctx.app.inject({
       method: 'POST',
@@ -109,13 +110,16 @@ try {
       headers: patient.auth,
       payload: { prefix: objectName, jobContext: { uploadType: 'regular' } },
     });
-    const row = await eventually(async () => {
-      const [r] = await ctx.services.database.db
+    // Polled every 5 ms so the wait adds little to the figure.
+    let row: typeof studyUploads.$inferSelect | undefined;
+    for (;;) {
+      [row] = await ctx.services.database.db
         .select()
         .from(studyUploads)
         .where(eq(studyUploads.objectName, objectName));
-      return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
-    }, 600_000);
+      if (row?.status === 'completed' || row?.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const tDone = Date.now();
     if (row.status !== 'completed') throw new Error(`processing failed: ${row.reason}`);
     const stages = (row.summary as { stages: Record<string, number> }).stages;
@@ -127,7 +131,7 @@ try {
       `\n== ${set === 'ct' ? 'CT series, 300 x 512x512 16-bit' : '5,000 files of ~64 KB'}: ${files.length} files, ${mb(bytes)} MiB`,
     );
     console.log(
-      `upload ${(tUpload - t0) / 1000} s | unzip+parse ${stages.unzipParse! / 1000} s | store ${stages.store! / 1000} s | index ${stages.index! / 1000} s | total first byte -> completed ${total.toFixed(2)} s`,
+      `upload ${(tUpload - t0) / 1000} s | list ${(stages.list ?? 0) / 1000} s | unzip+parse ${stages.unzipParse! / 1000} s | store ${stages.store! / 1000} s | index ${stages.index! / 1000} s | before the job ran ${((tDone - tUpload - (stages.total ?? 0)) / 1000).toFixed(3)} s | total first byte -> completed ${total.toFixed(2)} s`,
     );
     console.log(
       `ours ${mb(ours)} MiB/s | dd conv=fdatasync ${mb(raw)} MiB/s | ratio ${(ours / raw).toFixed(2)} (target >= 0.4)`,

@@ -18,6 +18,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const at = (storageKey: string, sizeBytes: number, storageOffset = 0) => ({ storageKey, sizeBytes, storageOffset });
+
 class LayoutReader extends yauzl.RandomAccessReader {
   constructor(private readonly layout: ZipLayout) {
     super();
@@ -36,7 +38,8 @@ it('uses ZIP64 above 4 GiB: a reader finds every entry and the bytes after the b
   const small = Buffer.from('first file');
   const tail = Buffer.from('the file after four gigabytes');
   await storage.put('dicom/z/a.dcm', small);
-  await storage.put('dicom/z/c.dcm', tail);
+  // The last file is a slice of a bigger object, as instances of an archive kept whole are.
+  await storage.put('dicom/z/pack.zip', Buffer.concat([Buffer.from('header bytes'), tail, Buffer.from('after')]));
   // A sparse 4.5 GiB object: no disk space used, real bytes (zeros) when read.
   const bigSize = 4.5 * 1024 ** 3;
   await mkdir(path.join(dir, 'dicom', 'z'), { recursive: true });
@@ -45,9 +48,14 @@ it('uses ZIP64 above 4 GiB: a reader finds every entry and the bytes after the b
   await fh.close();
 
   const layout = new ZipLayout([
-    { name: '001_CT/00001.dcm', size: small.length, crc32: crc32(small) >>> 0, storageKey: 'dicom/z/a.dcm' },
-    { name: '001_CT/00002.dcm', size: bigSize, crc32: 0, storageKey: 'dicom/z/b.dcm' },
-    { name: '001_CT/00003.dcm', size: tail.length, crc32: crc32(tail) >>> 0, storageKey: 'dicom/z/c.dcm' },
+    { name: '001_CT/00001.dcm', size: small.length, crc32: crc32(small) >>> 0, location: at('dicom/z/a.dcm', small.length) },
+    { name: '001_CT/00002.dcm', size: bigSize, crc32: 0, location: at('dicom/z/b.dcm', bigSize) },
+    {
+      name: '001_CT/00003.dcm',
+      size: tail.length,
+      crc32: crc32(tail) >>> 0,
+      location: at('dicom/z/pack.zip', tail.length, 'header bytes'.length),
+    },
   ]);
   expect(layout.length).toBeGreaterThan(bigSize);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -84,8 +92,8 @@ it('uses ZIP64 above 4 GiB: a reader finds every entry and the bytes after the b
   );
   expect(last.equals(tail)).toBe(true);
   // Same input, same bytes: the layout (and so the ETag) is deterministic.
-  expect(new ZipLayout([{ name: 'x', size: 1, crc32: 1, storageKey: 'k' }]).etag).toBe(
-    new ZipLayout([{ name: 'x', size: 1, crc32: 1, storageKey: 'k' }]).etag,
+  expect(new ZipLayout([{ name: 'x', size: 1, crc32: 1, location: at('k', 1) }]).etag).toBe(
+    new ZipLayout([{ name: 'x', size: 1, crc32: 1, location: at('k', 1) }]).etag,
   );
 });
 

@@ -136,4 +136,29 @@ describe('study delete', () => {
     });
     expect(zip.statusCode).toBe(200);
   });
+  it('studies that arrived in one archive share it; deleting them together removes it once both are gone', async () => {
+    const seriesFiles = (studyUid: string, from: number) =>
+      Array.from({ length: 5 }, (_, i) => ({
+        name: `${from + i}.dcm`,
+        data: makeDicom({ studyUid, seriesUid: uid(), sopUid: uid(), instanceNumber: i + 1 }),
+      }));
+    const before = await usedBytes();
+    const files = [...seriesFiles(uid(), 0), ...seriesFiles(uid(), 5)];
+    const { upload } = await uploadAndProcess(ctx, base, ada, buildZip(files));
+    expect(upload.studyIds).toHaveLength(2);
+    const [a, b] = upload.studyIds!;
+    const keys = new Set([...(await keysOf(a!)), ...(await keysOf(b!))]);
+    expect(keys.size).toBe(1);
+    const [archive] = [...keys];
+    expect(await ctx.services.storage.stat(archive!)).not.toBeNull();
+
+    const results = await Promise.all(
+      [a, b].map((id) =>
+        ctx.app.inject({ method: 'DELETE', url: `/api/studies/${ada.id}/${id}`, headers: ada.auth }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(await ctx.services.storage.stat(archive!)).toBeNull();
+    expect(await usedBytes()).toBe(before);
+  });
 });

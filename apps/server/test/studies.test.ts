@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { auditEvents, instances, mailOutbox, studies, users } from '../src/db/schema/index';
 import {
   FIXTURES,
@@ -13,6 +13,7 @@ import {
   uploadAndProcess,
   type Patient,
 } from './helpers/studies';
+import { readInstance } from '../src/modules/studies/instance-location';
 import { createTestContext, eventually, type TestContext } from './helpers/test-app';
 
 let ctx: TestContext;
@@ -148,7 +149,9 @@ describe('upload, process, list', () => {
     expect(eveRows).toHaveLength(1);
     expect(eveRows[0]!.id).not.toBe(studyId);
     const all = await ctx.services.database.db.select().from(instances);
-    expect(new Set(all.map((i) => i.storageKey)).size).toBe(3);
+    // Ada's two studies arrived in one stored archive, kept whole as their storage; Eve's has its own.
+    expect(new Set(all.map((i) => i.storageKey)).size).toBe(2);
+    expect(new Set(all.filter((i) => i.studyId !== eveRows[0]!.id).map((i) => i.storageKey)).size).toBe(1);
   });
 
   it('keeps HTML in DICOM text as text', async () => {
@@ -274,6 +277,11 @@ describe('delete', () => {
       await ctx.services.database.db.select().from(instances).where(eq(instances.studyId, studyId))
     ).map((i) => i.storageKey);
     expect(keys).toHaveLength(1);
+    const others = await ctx.services.database.db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.storageKey, keys[0]!), ne(instances.studyId, studyId)));
+    expect(others).toHaveLength(1);
     const before = await usedBytes(ada.id);
     const del = await ctx.app.inject({
       method: 'DELETE',
@@ -282,7 +290,10 @@ describe('delete', () => {
     });
     expect(del.json()).toEqual({ message: 'The study has been successfully deleted.' });
     expect(await usedBytes(ada.id)).toBe(before - files[0]!.data.length);
-    expect(await ctx.services.storage.stat(keys[0]!)).toBeNull();
+    // The archive also holds the owner's other study from the same upload: it stays, readable, until
+    // that study goes too.
+    expect(await ctx.services.storage.stat(keys[0]!)).not.toBeNull();
+    expect(await readInstance(ctx.services.storage, others[0]!)).toEqual(files[1]!.data);
     const again = await ctx.app.inject({
       method: 'DELETE',
       url: `/api/studies/${ada.id}/${studyId}`,
@@ -301,5 +312,13 @@ describe('delete', () => {
       headers: ada.auth,
     });
     expect(list.json().data).toHaveLength(1);
+
+    const last = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/api/studies/${ada.id}/${others[0]!.studyId}`,
+      headers: ada.auth,
+    });
+    expect(last.statusCode).toBe(200);
+    expect(await ctx.services.storage.stat(keys[0]!)).toBeNull();
   });
 });

@@ -104,7 +104,10 @@ export const series = pgTable(
   (t) => [uniqueIndex('series_study_uid_key').on(t.studyId, t.seriesInstanceUid)],
 );
 
-/** One stored DICOM file: its original bytes live once in object storage under `storageKey`. */
+/**
+ * One stored DICOM file: its original bytes live once in object storage, as the object `storageKey`
+ * or, for an archive kept whole, as `sizeBytes` bytes at `storageOffset` inside that object.
+ */
 export const instances = pgTable(
   'instances',
   {
@@ -123,12 +126,14 @@ export const instances = pgTable(
     /** CRC-32 of the file, so a download ZIP can be laid out before any byte is read. */
     crc32: bigint('crc32', { mode: 'number' }).notNull(),
     storageKey: text('storage_key').notNull(),
+    /** Where the file starts inside the object; 0 for an object that is the file itself. */
+    storageOffset: bigint('storage_offset', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('instances_study_sop_key').on(t.studyId, t.sopInstanceUid),
     index('instances_series_idx').on(t.seriesId),
-    uniqueIndex('instances_storage_key_key').on(t.storageKey),
+    uniqueIndex('instances_storage_location_key').on(t.storageKey, t.storageOffset),
   ],
 );
 

@@ -109,7 +109,7 @@ export function createDicomwebRepository(db: Db) {
     async seriesVersion(seriesId: string): Promise<{ version: string; count: number }> {
       const [row] = await db
         .select({
-          version: sql<string>`coalesce(md5(string_agg(${instances.storageKey}, ',' order by ${instances.storageKey})), '')`,
+          version: sql<string>`coalesce(md5(string_agg(${instances.storageKey} || '@' || ${instances.storageOffset}, ',' order by ${instances.storageKey}, ${instances.storageOffset})), '')`,
           count: sql<number>`count(*)::int`,
         })
         .from(instances)
@@ -157,5 +157,6 @@ const instanceColumns = {
   sizeBytes: instances.sizeBytes,
   crc32: instances.crc32,
   storageKey: instances.storageKey,
+  storageOffset: instances.storageOffset,
   createdAt: instances.createdAt,
 };

@@ -319,7 +319,7 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
       const parts: Part[] = rows.map((r) => ({
         contentType: `application/dicom; transfer-syntax=${r.transferSyntaxUid ?? TS.implicitLE}`,
         contentLocation: `${DICOMWEB_ROOT}/studies/${study}/series/${r.seriesUid}/instances/${r.sopInstanceUid}`,
-        body: () => dicomweb.open(r.storageKey),
+        body: () => dicomweb.open(r),
       }));
       const { stream, boundary } = multipartBody(parts);
       return reply.type(`multipart/related; type="application/dicom"; boundary=${boundary}`).send(stream);
@@ -511,7 +511,7 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
         const image = types.find((t) => t === 'image/jpeg' || t === 'image/png');
         if (image && !types.includes('application/dicom')) {
           const chunks: Buffer[] = [];
-          for await (const c of await dicomweb.open(row.storageKey)) chunks.push(c as Buffer);
+          for await (const c of await dicomweb.open(row)) chunks.push(c as Buffer);
           let rendered: Buffer;
           try {
             rendered = await renderFrame(
@@ -527,7 +527,7 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
         }
         if (!types.some((t) => t === 'application/dicom' || t === '*/*')) throw notAcceptable();
         if (q.transferSyntax && q.transferSyntax !== '*' && q.transferSyntax !== ts) throw notAcceptable();
-        return reply.type('application/dicom').send(await dicomweb.open(row.storageKey));
+        return reply.type('application/dicom').send(await dicomweb.open(row));
       },
     );
   };

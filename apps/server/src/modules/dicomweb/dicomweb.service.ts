@@ -8,6 +8,7 @@ import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
+import { openInstance, readInstance, type InstanceLocation } from '../studies/instance-location';
 import { isUid } from './http-media';
 import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
 import { answer, parseQidoQuery, sortTags } from './qido';
@@ -234,14 +235,8 @@ export function createDicomwebService(deps: Deps) {
     return { study, series, instance };
   }
 
-  async function readAll(key: string): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    for await (const c of await deps.storage.get(key)) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
-  }
-
   async function parseStored(instance: InstanceRow): Promise<ParsedInstance> {
-    return parseInstance(await readAll(instance.storageKey), instance.transferSyntaxUid);
+    return parseInstance(await readInstance(deps.storage, instance), instance.transferSyntaxUid);
   }
 
   function instanceBase(study: StudyRow, series: SeriesRow, sopUid: string) {
@@ -469,8 +464,8 @@ export function createDicomwebService(deps: Deps) {
       return { study, rows };
     },
 
-    open(key: string): Promise<Readable> {
-      return deps.storage.get(key);
+    open(location: InstanceLocation): Promise<Readable> {
+      return openInstance(deps.storage, location);
     },
 
     /** The parsed stored file of one instance, for frames and bulk data. */

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ObjectStorage } from '../../ports/storage/storage';
+import { openInstance, type InstanceLocation } from './instance-location';
 
-/** One file of the archive: its bytes are the stored object, whose size and CRC-32 are known up front. */
+/** One file of the archive: its bytes are a stored instance, whose size and CRC-32 are known up front. */
 export interface ZipItem {
   name: string;
   size: number;
   crc32: number;
-  storageKey: string;
+  location: InstanceLocation;
 }
 
 type Segment =
   | { start: number; length: number; kind: 'bytes'; make: () => Buffer }
-  | { start: number; length: number; kind: 'object'; key: string };
+  | { start: number; length: number; kind: 'object'; location: InstanceLocation };
 
 type SegmentWithoutStart = Segment extends infer S ? (S extends Segment ? Omit<S, 'start'> : never) : never;
 
@@ -42,7 +43,7 @@ export class ZipLayout {
       this.push({ kind: 'bytes', length: header.length, make: () => header });
       central.push({ item, name, offset });
       offset += header.length;
-      if (item.size > 0) this.push({ kind: 'object', length: item.size, key: item.storageKey });
+      if (item.size > 0) this.push({ kind: 'object', length: item.size, location: item.location });
       offset += item.size;
       hash.update(`${item.name}\0${item.size}\0${item.crc32}\n`);
     }
@@ -86,14 +87,14 @@ export class ZipLayout {
         if (seg.kind === 'bytes') {
           yield seg.make().subarray(from, to + 1);
         } else {
-          const body = await storage.get(seg.key, { start: from, end: to });
+          const body = await openInstance(storage, seg.location, { start: from, end: to });
           let got = 0;
           for await (const chunk of body as AsyncIterable<Buffer>) {
             got += chunk.length;
             yield chunk;
           }
           // A stored object shorter than indexed would shift every later byte: fail loudly instead.
-          if (got !== to - from + 1) throw new Error(`stored object ${seg.key} is shorter than indexed`);
+          if (got !== to - from + 1) throw new Error(`stored object ${seg.location.storageKey} is shorter than indexed`);
         }
       }
     }

@@ -8,7 +8,7 @@ export const DELETE_STALLED_AFTER_MS = 10 * 60 * 1000;
 
 /**
  * Removes a study for good: its objects first (in batches), then its rows and its bytes from the
- * owner's quota. The study must already be marked as being deleted, so no reader sees it half-gone;
+ * owner's quota, then any archive it shared with studies already deleted. The study must already be marked as being deleted, so no reader sees it half-gone;
  * every step can be repeated, so a retry or the sweep finishes what an interrupted run started.
  */
 export async function purgeStudy(
@@ -16,8 +16,12 @@ export async function purgeStudy(
   storage: ObjectStorage,
   study: { id: string; ownerId: string },
 ): Promise<void> {
-  await storage.deleteMany(await repo.storageKeysOf(study.id));
+  const { own, shared } = await repo.storageKeysOf(study.id);
+  await storage.deleteMany(own);
   await repo.deleteStudy(study.id, study.ownerId);
+  // An archive shared with other studies goes with the last of them. Checked after this study's rows
+  // are gone, so of two such studies deleted at once the later one always sees the archive unused.
+  if (shared.length > 0) await storage.deleteMany(await repo.unreferencedKeys(shared));
 }
 
 interface Deps {

@@ -47,6 +47,12 @@ const HEADER_PREFIX = 16 * 1024 * 1024;
 const BATCH_COUNT = 256;
 const BATCH_BYTES = 48 * 1024 * 1024;
 const PUT_CONCURRENCY = 8;
+/**
+ * An archive is kept whole (linked into storage, its instances indexed as slices of it) only when the
+ * new instances fill at least this share of it; otherwise its instances are copied out one by one, so
+ * files that are skipped or already stored never hold much space.
+ */
+const KEEP_WHOLE_MIN_SHARE = 0.75;
 /** Stored entries read ahead of the one being parsed. */
 const READ_AHEAD_COUNT = 16;
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
@@ -91,6 +97,11 @@ export function instanceKey(uploadId: string, sopInstanceUid: string): string {
       ? sopInstanceUid
       : createHash('sha256').update(sopInstanceUid).digest('hex').slice(0, 40);
   return `dicom/${uploadId}/${sop}.dcm`;
+}
+
+/** Storage key of an uploaded archive kept whole: the same on every retry of that upload. */
+export function archiveKey(uploadId: string): string {
+  return `dicom/${uploadId}/archive.zip`;
 }
 
 /**
@@ -139,7 +150,7 @@ export function processStudyJob(deps: Deps) {
 
   async function ingest(upload: UploadRow, log: Logger): Promise<void> {
     const t0 = Date.now();
-    const stages: Record<string, number> = { unzipParse: 0, store: 0, index: 0 };
+    const stages: Record<string, number> = { list: 0, unzipParse: 0, store: 0, index: 0 };
     const summary: Summary = { files: 0, instances: 0, unchanged: 0, skipped: 0, skipReasons: {}, stages };
     const skip = (reason: string) => {
       summary.skipped++;
@@ -171,7 +182,9 @@ export function processStudyJob(deps: Deps) {
       throw err;
     }
     try {
+      const tl = Date.now();
       const listed = await listZipFiles(zip, limits);
+      stages.list = Date.now() - tl;
       summary.files = listed.files.length + listed.skipped.length;
       for (const s of listed.skipped) skip(s.reason);
 
@@ -189,30 +202,25 @@ export function processStudyJob(deps: Deps) {
         size: number;
         data: Buffer | null;
         file: ZipFileEntry;
+        /** Where the entry's bytes start in the archive (stored entries). */
+        dataOffset: number | null;
       };
       let batch: Pending[] = [];
       let batchBytes = 0;
 
-      const store = async (current: Pending[]) => {
-        const ts = Date.now();
-        const existing = await deps.repo.existingInstances(
-          upload.ownerId,
-          current.map((b) => ({ studyUid: b.header.studyInstanceUid, sopUid: b.header.sopInstanceUid })),
-        );
-        const same = new Set(existing.map((e) => `${e.studyUid}|${e.sopUid}|${e.sizeBytes}|${e.crc32}`));
-        const oldSize = new Map(existing.map((e) => [`${e.studyUid}|${e.sopUid}`, e.sizeBytes]));
-        const toStore: Pending[] = [];
-        for (const b of current) {
-          const id = `${b.header.studyInstanceUid}|${b.header.sopInstanceUid}`;
-          if (same.has(`${id}|${b.size}|${b.crc}`)) {
-            summary.unchanged++;
-            items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: null });
-            continue;
-          }
-          newBytes += b.size - (oldSize.get(id) ?? 0);
-          toStore.push(b);
-        }
-        if (owner.usedStorageBytes + newBytes > maxBytes) throw new QuotaExceededError(maxBytes);
+      // An upload on this machine's disk, all of whose files are stored uncompressed, can become the
+      // instances' storage as it is (a hard link, no copy); see KEEP_WHOLE_MIN_SHARE.
+      const isStored = (f: ZipFileEntry) => f.entry.compressionMethod === 0 && f.size <= IN_MEMORY_MAX;
+      const localArchive =
+        deps.storage.adoptFile && deps.uploadArea.localPath
+          ? deps.uploadArea.localPath(upload.objectName)
+          : undefined;
+      const keepWhole = localArchive !== undefined && ordered.length > 0 && ordered.every(isStored);
+      /** New instances waiting for the decision to keep the archive whole or copy them out. */
+      const toKeep: Pending[] = [];
+
+      /** Copies instances into objects of their own (recorded first, made durable together). */
+      const putEach = async (toStore: Pending[]) => {
         const keys = toStore.map((b) => instanceKey(upload.id, b.header.sopInstanceUid));
         await deps.repo.recordIntents(upload.id, keys);
         const stored: string[] = [];
@@ -238,10 +246,38 @@ export function processStudyJob(deps: Deps) {
             }
           }
           stored.push(key);
-          items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: key });
+          items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: key, storageOffset: 0 });
           summary.instances++;
         });
         await deps.storage.persist(stored);
+      };
+
+      const store = async (current: Pending[]) => {
+        const ts = Date.now();
+        const existing = await deps.repo.existingInstances(
+          upload.ownerId,
+          current.map((b) => ({ studyUid: b.header.studyInstanceUid, sopUid: b.header.sopInstanceUid })),
+        );
+        const same = new Set(existing.map((e) => `${e.studyUid}|${e.sopUid}|${e.sizeBytes}|${e.crc32}`));
+        const oldSize = new Map(existing.map((e) => [`${e.studyUid}|${e.sopUid}`, e.sizeBytes]));
+        const toStore: Pending[] = [];
+        for (const b of current) {
+          const id = `${b.header.studyInstanceUid}|${b.header.sopInstanceUid}`;
+          if (same.has(`${id}|${b.size}|${b.crc}`)) {
+            summary.unchanged++;
+            items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: null });
+            continue;
+          }
+          newBytes += b.size - (oldSize.get(id) ?? 0);
+          toStore.push(b);
+        }
+        if (owner.usedStorageBytes + newBytes > maxBytes) throw new QuotaExceededError(maxBytes);
+        if (keepWhole) {
+          // Their bytes are already in the archive; the data is dropped so memory stays bounded.
+          for (const b of toStore) toKeep.push({ ...b, data: null });
+        } else {
+          await putEach(toStore);
+        }
         stages.store! += Date.now() - ts;
       };
 
@@ -263,8 +299,7 @@ export function processStudyJob(deps: Deps) {
 
       // Stored entries are read a few ahead of the one being parsed: each read waits on the disk (or
       // on S3), and waiting for several at once instead of one after the other keeps the loop busy.
-      const isStored = (f: ZipFileEntry) => f.entry.compressionMethod === 0 && f.size <= IN_MEMORY_MAX;
-      const ahead = new Map<number, Promise<Buffer>>();
+      const ahead = new Map<number, Promise<{ data: Buffer; dataOffset: number }>>();
       let aheadBytes = 0;
       let nextAhead = 0;
       const readAhead = (from: number) => {
@@ -287,12 +322,13 @@ export function processStudyJob(deps: Deps) {
           const tp = Date.now();
           let data: Buffer;
           let complete: boolean;
+          let dataOffset: number | null = null;
           try {
             if (isStored(file)) {
               readAhead(index);
               const read = ahead.get(index) ?? readStoredEntry(ranges, file.entry);
               if (ahead.delete(index)) aheadBytes -= file.size;
-              data = await read;
+              ({ data, dataOffset } = await read);
               complete = true;
               readAhead(index + 1);
             } else {
@@ -340,15 +376,16 @@ export function processStudyJob(deps: Deps) {
             skip('duplicate instance in the upload');
             continue;
           }
-          // Whole files are checked against the central directory here; large ones while they are copied.
-          const crc = complete ? crcOf(data) : file.entry.crc32 >>> 0;
+          // Whole files are checked against the central directory here (stored ones were, as they were
+          // read); large ones while they are copied.
+          const crc = complete && dataOffset === null ? crcOf(data) : file.entry.crc32 >>> 0;
           if (complete && crc !== file.entry.crc32 >>> 0) {
             skip('damaged entry in the ZIP');
             continue;
           }
           seen.add(dedupe);
           stages.unzipParse! += Date.now() - tp;
-          batch.push({ header, crc, size: file.size, data: complete ? data : null, file });
+          batch.push({ header, crc, size: file.size, data: complete ? data : null, file, dataOffset });
           batchBytes += complete ? file.size : 0;
           if (batch.length >= BATCH_COUNT || batchBytes >= BATCH_BYTES) flush();
         }
@@ -358,6 +395,31 @@ export function processStudyJob(deps: Deps) {
         await Promise.allSettled([storing, ...ahead.values()]);
       }
       if (storeFailure !== undefined) throw storeFailure;
+
+      if (toKeep.length > 0) {
+        const ts = Date.now();
+        const keptBytes = toKeep.reduce((n, b) => n + b.size, 0);
+        let kept = false;
+        if (keptBytes >= KEEP_WHOLE_MIN_SHARE * info.size) {
+          // Recorded before it exists, like every object a run writes, so a failed run removes it.
+          const key = archiveKey(upload.id);
+          await deps.repo.recordIntents(upload.id, [key]);
+          kept = (await deps.storage.adoptFile!(localArchive!, key)) !== null;
+          if (kept) {
+            for (const b of toKeep)
+              items.push({
+                header: b.header,
+                sizeBytes: b.size,
+                crc32: b.crc,
+                storageKey: key,
+                storageOffset: b.dataOffset!,
+              });
+            summary.instances += toKeep.length;
+          }
+        }
+        if (!kept) await putEach(toKeep);
+        stages.store! += Date.now() - ts;
+      }
 
       if (items.length === 0) {
         const reasons = Object.entries(summary.skipReasons)

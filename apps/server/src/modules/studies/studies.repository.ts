@@ -22,6 +22,8 @@ export interface IndexedInstance {
   sizeBytes: number;
   crc32: number;
   storageKey: string | null;
+  /** Where the file starts inside the object (an archive kept whole); 0 or absent for its own object. */
+  storageOffset?: number;
 }
 
 export class QuotaExceededError extends Error {
@@ -286,6 +288,7 @@ export function createStudiesRepository(db: Db) {
                 sizeBytes: item.sizeBytes,
                 crc32: item.crc32,
                 storageKey: item.storageKey,
+                storageOffset: item.storageOffset ?? 0,
                 transferSyntaxUid: h.transferSyntaxUid,
                 sopClassUid: h.sopClassUid,
                 instanceNumber: h.instanceNumber,
@@ -304,6 +307,7 @@ export function createStudiesRepository(db: Db) {
               sizeBytes: item.sizeBytes,
               crc32: item.crc32,
               storageKey: item.storageKey,
+              storageOffset: item.storageOffset ?? 0,
             });
             delta += item.sizeBytes;
           }
@@ -376,6 +380,7 @@ export function createStudiesRepository(db: Db) {
           sizeBytes: instances.sizeBytes,
           crc32: instances.crc32,
           storageKey: instances.storageKey,
+          storageOffset: instances.storageOffset,
         })
         .from(instances)
         .innerJoin(series, eq(series.id, instances.seriesId))
@@ -387,12 +392,35 @@ export function createStudiesRepository(db: Db) {
           asc(instances.sopInstanceUid),
         );
     },
-    async storageKeysOf(studyId: string): Promise<string[]> {
+    /**
+     * The objects holding a study's instances: `own` ones hold nothing else; `shared` ones are archives
+     * kept whole that also hold instances of other studies (one upload with several studies).
+     */
+    async storageKeysOf(studyId: string): Promise<{ own: string[]; shared: string[] }> {
       const rows = await db
-        .select({ key: instances.storageKey })
+        .selectDistinct({
+          key: instances.storageKey,
+          shared: sql<boolean>`exists (select 1 from ${instances} o where o.storage_key = ${instances.storageKey} and o.study_id <> ${studyId})`,
+        })
         .from(instances)
         .where(eq(instances.studyId, studyId));
-      return rows.map((r) => r.key);
+      return {
+        own: rows.filter((r) => !r.shared).map((r) => r.key),
+        shared: rows.filter((r) => r.shared).map((r) => r.key),
+      };
+    },
+    /** Those of `keys` that no instance references any more. */
+    async unreferencedKeys(keys: string[]): Promise<string[]> {
+      const out: string[] = [];
+      for (const part of chunks(keys)) {
+        const used = await db
+          .selectDistinct({ key: instances.storageKey })
+          .from(instances)
+          .where(inArray(instances.storageKey, part));
+        const usedSet = new Set(used.map((r) => r.key));
+        out.push(...part.filter((k) => !usedSet.has(k)));
+      }
+      return out;
     },
     /** Starts a delete: from now on the study is hidden from every reader. False when it is not the owner's. */
     async markDeleting(studyId: string, ownerId: string, now: Date): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { AnalysisStudy, Study } from '@mi/contracts/studies';
+import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
 import type { JobQueue } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
@@ -27,12 +28,15 @@ interface Deps {
   audit: AuditRecorder;
   /** For the audit events of the hot list route. */
   auditBuffer: AuditBuffer;
+  /** Change notifications that keep the list cache current. */
+  changes: ChangeFeed;
 }
 
 /** Studies: processing requests, reads, downloads and deletion, each behind one access check. */
 export function createStudiesService(deps: Deps) {
   const { repo, audit } = deps;
   const listCache = createStudyListCache({
+    feed: deps.changes,
     version: (ownerId) => repo.listVersion(ownerId),
     async build(ownerId) {
       const rows = await repo.listCompleted(ownerId);
@@ -220,7 +224,7 @@ export function createStudiesService(deps: Deps) {
           name: `${folder}/${String(n).padStart(5, '0')}.dcm`,
           size: r.sizeBytes,
           crc32: r.crc32,
-          storageKey: r.storageKey,
+          location: r,
         };
       });
       await auditEvent(auth, meta, 'study.download', study.id, 'success', {
@@ -247,6 +251,8 @@ export function createStudiesService(deps: Deps) {
         // Hidden first, so it leaves every list at once; then objects, then rows. A delete that stops
         // half-way is finished by repeating it (the study is found again here) or by finish-deletes.
         await repo.markDeleting(study.id, auth.user.id, new Date());
+        // This process's next list must not wait for the change notification.
+        listCache.changed(auth.user.id);
         await purgeStudy(repo, deps.storage, study);
       }
       await auditEvent(auth, meta, 'study.delete', studyId.slice(0, 64), 'success', {

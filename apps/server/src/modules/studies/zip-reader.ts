@@ -133,13 +133,13 @@ const LOCAL_HEADER_SLACK = 512;
 
 /**
  * Reads a stored (uncompressed) entry with one positional read, local header included, and checks
- * it against the central directory's CRC-32. Browsers zip DICOM in store mode, so this is the common
+ * it against the central directory's CRC-32; also says where its bytes start in the archive. Browsers zip DICOM in store mode, so this is the common
  * case; it avoids a stream per entry (and, on S3, a second ranged GET for the header).
  */
 export async function readStoredEntry(
   reader: { read(start: number, length: number): Promise<Buffer> },
   entry: yauzl.Entry,
-): Promise<Buffer> {
+): Promise<{ data: Buffer; dataOffset: number }> {
   const size = entry.uncompressedSize;
   if (entry.compressionMethod !== 0 || entry.compressedSize !== size)
     throw new EntryReadError('not a stored entry');
@@ -153,7 +153,7 @@ export async function readStoredEntry(
   const data = buf.subarray(dataStart, dataStart + size);
   if (data.length !== size) throw new EntryReadError('unexpected EOF in a stored entry');
   if (crcOf(data) !== entry.crc32 >>> 0) throw new EntryReadError('CRC-32 mismatch');
-  return data;
+  return { data, dataOffset: offset + dataStart };
 }
 
 /** One entry could not be read (corrupt data, wrong size); the entry is skipped. */

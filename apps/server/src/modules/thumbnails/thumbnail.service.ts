@@ -6,6 +6,7 @@ import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
 import type { StudiesService } from '../studies/studies.service';
+import { readInstance, type InstanceLocation } from '../studies/instance-location';
 import { renderThumbnail } from './render';
 
 /** Shown where no instance of a study can be drawn (reports, waveforms, unsupported encodings). */
@@ -36,38 +37,36 @@ export function createThumbnailService(deps: Deps) {
     return run;
   };
 
-  async function readAll(key: string): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    for await (const c of await deps.storage.get(key)) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
-  }
-
   /** Middle instance of each series, largest series first. */
-  async function candidates(studyId: string): Promise<string[]> {
+  async function candidates(studyId: string): Promise<InstanceLocation[]> {
     const rows = await deps.db
       .select({ id: series.id })
       .from(series)
       .where(eq(series.studyId, studyId))
       .orderBy(desc(series.instanceCount), series.seriesNumber)
       .limit(MAX_SERIES_TRIED);
-    const keys: string[] = [];
+    const found: InstanceLocation[] = [];
     for (const s of rows) {
       const inst = await deps.db
-        .select({ key: instances.storageKey })
+        .select({
+          storageKey: instances.storageKey,
+          storageOffset: instances.storageOffset,
+          sizeBytes: instances.sizeBytes,
+        })
         .from(instances)
         .where(eq(instances.seriesId, s.id))
         .orderBy(sql`${instances.instanceNumber} asc nulls last`, instances.sopInstanceUid);
-      if (inst.length) keys.push(inst[Math.floor((inst.length - 1) / 2)]!.key);
+      if (inst.length) found.push(inst[Math.floor((inst.length - 1) / 2)]!);
     }
-    return keys;
+    return found;
   }
 
   async function render(studyId: string, version: string) {
     let image: Buffer | null = null;
     let reason = 'no instance of the study has an image';
-    for (const key of await candidates(studyId)) {
+    for (const location of await candidates(studyId)) {
       try {
-        image = await renderThumbnail(await readAll(key));
+        image = await renderThumbnail(await readInstance(deps.storage, location));
         break;
       } catch (err) {
         reason = `not renderable: ${(err as Error).message ?? String(err)}`.slice(0, 300);

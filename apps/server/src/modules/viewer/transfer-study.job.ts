@@ -6,6 +6,7 @@ import { defineJob } from '../../jobs/queue';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { DicomwebRepository } from '../dicomweb/dicomweb.repository';
+import { openInstance } from '../studies/instance-location';
 import type { DicomwebService } from '../dicomweb/dicomweb.service';
 
 export const transferStudyPayload = z.object({
@@ -55,7 +56,7 @@ export function transferStudyJob(deps: Deps) {
             rows.map((r) => ({
               sopInstanceUid: r.sopInstanceUid,
               size: r.sizeBytes,
-              open: () => deps.storage.get(r.storageKey),
+              open: () => openInstance(deps.storage, r),
             })),
           );
         }

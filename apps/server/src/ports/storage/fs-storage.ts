@@ -113,6 +113,38 @@ export class FsObjectStorage implements ObjectStorage {
     }
   }
 
+  async adoptFile(sourcePath: string, key: string): Promise<ObjectStat | null> {
+    const safeKey = assertSafeKey(key);
+    const target = this.pathFor(safeKey);
+    const realRoot = await this.ensureRoot();
+    // O_NOFOLLOW and the type check: only a regular file is adopted, never what a symlink points at.
+    const fh = await fsp.open(sourcePath, constants.O_RDONLY | constants.O_NOFOLLOW);
+    let st;
+    try {
+      st = await fh.stat();
+      if (!st.isFile()) throw new InvalidKeyError(`not a regular file: ${sourcePath}`);
+      // The bytes were written without a sync; make them durable before the object can be published.
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    // Linked under staging and renamed into place, like a put: the key never names a partial object.
+    const tmp = path.join(this.staging, `${randomUUID()}.tmp`);
+    try {
+      await fsp.link(sourcePath, tmp);
+    } catch (err) {
+      if (['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK'].includes(errCode(err))) return null;
+      throw err;
+    }
+    try {
+      await this.renameIntoPlace(tmp, target, safeKey, realRoot, true);
+    } catch (err) {
+      await fsp.rm(tmp, { force: true }).catch(() => {});
+      throw err;
+    }
+    return { key: safeKey, size: st.size, lastModified: st.mtime };
+  }
+
   async persist(keys: readonly string[]): Promise<void> {
     // File contents were synced by put(); what a deferred put leaves unsynced is its directory entry.
     const dirs = new Set(keys.map((k) => path.dirname(this.pathFor(assertSafeKey(k)))));

@@ -46,6 +46,13 @@ export interface ObjectStorage {
    * `range.start` is at or beyond the object's size.
    */
   get(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * Makes the finished local file at `sourcePath` the object `key` without copying its bytes (a hard
+   * link, made durable before it resolves), replacing any object there. The file must not change
+   * afterwards. Only stores on the same local filesystem can do this: undefined on others, and a null
+   * result when this file cannot be linked (another filesystem); the caller then copies instead.
+   */
+  adoptFile?(sourcePath: string, key: string): Promise<ObjectStat | null>;
   /** Makes objects put with `deferDurability` survive a crash; cheap for keys that share a folder. */
   persist(keys: readonly string[]): Promise<void>;
   /** Null when the key is missing. */

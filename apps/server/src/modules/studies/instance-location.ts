@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream';
+import { RangeNotSatisfiableError, type ByteRange, type ObjectStorage } from '../../ports/storage/storage';
+
+/**
+ * Where one instance's bytes live: a whole object (`storageOffset` 0), or `sizeBytes` bytes at
+ * `storageOffset` inside an uploaded archive that was kept whole instead of being copied file by file.
+ */
+export interface InstanceLocation {
+  storageKey: string;
+  storageOffset: number;
+  sizeBytes: number;
+}
+
+/** Streams an instance's bytes, or a range of them (`end` inclusive, clamped to the instance). */
+export function openInstance(
+  storage: ObjectStorage,
+  loc: InstanceLocation,
+  range?: ByteRange,
+): Promise<Readable> {
+  // An instance inside an archive never starts at 0 (a ZIP entry's local header comes first).
+  if (loc.storageOffset === 0 && !range) return storage.get(loc.storageKey);
+  const from = range?.start ?? 0;
+  if (from >= loc.sizeBytes) return Promise.reject(new RangeNotSatisfiableError(loc.storageKey, { start: from }));
+  const to = Math.min(range?.end ?? loc.sizeBytes - 1, loc.sizeBytes - 1);
+  return storage.get(loc.storageKey, { start: loc.storageOffset + from, end: loc.storageOffset + to });
+}
+
+/** The whole instance in memory (for parsing and rendering). */
+export async function readInstance(storage: ObjectStorage, loc: InstanceLocation): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of await openInstance(storage, loc)) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
