@@ -18,7 +18,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const at = (storageKey: string, sizeBytes: number, storageOffset = 0) => ({ storageKey, sizeBytes, storageOffset });
+const at = (storageKey: string, sizeBytes: number, storageOffset = 0) => ({
+  storageKey,
+  sizeBytes,
+  storageOffset,
+});
 
 class LayoutReader extends yauzl.RandomAccessReader {
   constructor(private readonly layout: ZipLayout) {
@@ -39,7 +43,10 @@ it('uses ZIP64 above 4 GiB: a reader finds every entry and the bytes after the b
   const tail = Buffer.from('the file after four gigabytes');
   await storage.put('dicom/z/a.dcm', small);
   // The last file is a slice of a bigger object, as instances of an archive kept whole are.
-  await storage.put('dicom/z/pack.zip', Buffer.concat([Buffer.from('header bytes'), tail, Buffer.from('after')]));
+  await storage.put(
+    'dicom/z/pack.zip',
+    Buffer.concat([Buffer.from('header bytes'), tail, Buffer.from('after')]),
+  );
   // A sparse 4.5 GiB object: no disk space used, real bytes (zeros) when read.
   const bigSize = 4.5 * 1024 ** 3;
   await mkdir(path.join(dir, 'dicom', 'z'), { recursive: true });
@@ -48,7 +55,12 @@ it('uses ZIP64 above 4 GiB: a reader finds every entry and the bytes after the b
   await fh.close();
 
   const layout = new ZipLayout([
-    { name: '001_CT/00001.dcm', size: small.length, crc32: crc32(small) >>> 0, location: at('dicom/z/a.dcm', small.length) },
+    {
+      name: '001_CT/00001.dcm',
+      size: small.length,
+      crc32: crc32(small) >>> 0,
+      location: at('dicom/z/a.dcm', small.length),
+    },
     { name: '001_CT/00002.dcm', size: bigSize, crc32: 0, location: at('dicom/z/b.dcm', bigSize) },
     {
       name: '001_CT/00003.dcm',

@@ -94,7 +94,8 @@ export class ZipLayout {
             yield chunk;
           }
           // A stored object shorter than indexed would shift every later byte: fail loudly instead.
-          if (got !== to - from + 1) throw new Error(`stored object ${seg.location.storageKey} is shorter than indexed`);
+          if (got !== to - from + 1)
+            throw new Error(`stored object ${seg.location.storageKey} is shorter than indexed`);
         }
       }
     }

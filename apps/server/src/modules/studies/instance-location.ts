@@ -20,7 +20,8 @@ export function openInstance(
   // An instance inside an archive never starts at 0 (a ZIP entry's local header comes first).
   if (loc.storageOffset === 0 && !range) return storage.get(loc.storageKey);
   const from = range?.start ?? 0;
-  if (from >= loc.sizeBytes) return Promise.reject(new RangeNotSatisfiableError(loc.storageKey, { start: from }));
+  if (from >= loc.sizeBytes)
+    return Promise.reject(new RangeNotSatisfiableError(loc.storageKey, { start: from }));
   const to = Math.min(range?.end ?? loc.sizeBytes - 1, loc.sizeBytes - 1);
   return storage.get(loc.storageKey, { start: loc.storageOffset + from, end: loc.storageOffset + to });
 }

@@ -11,7 +11,9 @@ import type { MailService } from '../mail/mail.service';
 import { studyProcessedEmail } from '../mail/templates';
 import type { RangeReader, UploadArea } from '../uploads/upload-area';
 import type { UsersRepository } from '../users/users.repository';
-import { hasDicmPreamble, NotDicomError, parseDicomHeader, type InstanceHeader } from './dicom-header';
+import type { ArchivePrescan } from './archive-prescan';
+import type { InstanceHeader } from './dicom-header';
+import { classifyEntry, type EntryOutcome } from './entry-classifier';
 import {
   QuotaExceededError,
   type IndexedInstance,
@@ -57,18 +59,6 @@ const KEEP_WHOLE_MIN_SHARE = 0.75;
 const READ_AHEAD_COUNT = 16;
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 
-const ARCHIVE_MAGIC: Array<[number, number[]]> = [
-  [0, [0x50, 0x4b, 0x03, 0x04]],
-  [0, [0x50, 0x4b, 0x05, 0x06]],
-  [0, [0x1f, 0x8b]],
-  [0, [0x42, 0x5a, 0x68]],
-  [0, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
-  [0, [0x52, 0x61, 0x72, 0x21]],
-  [0, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
-  [0, [0x28, 0xb5, 0x2f, 0xfd]],
-  [257, [0x75, 0x73, 0x74, 0x61, 0x72]],
-];
-
 interface Deps {
   repo: StudiesRepository;
   storage: ObjectStorage;
@@ -79,10 +69,14 @@ interface Deps {
   defaultMaxStorageGB: number;
   zipLimits?: Partial<ZipLimits>;
   retryLimit?: number;
+  /** Entries already read while the upload arrived (file uploads only). */
+  prescan?: ArchivePrescan;
 }
 
 interface Summary {
   files: number;
+  /** Files whose reading was done while the upload arrived. */
+  prescanned: number;
   instances: number;
   unchanged: number;
   skipped: number;
@@ -151,7 +145,15 @@ export function processStudyJob(deps: Deps) {
   async function ingest(upload: UploadRow, log: Logger): Promise<void> {
     const t0 = Date.now();
     const stages: Record<string, number> = { list: 0, unzipParse: 0, store: 0, index: 0 };
-    const summary: Summary = { files: 0, instances: 0, unchanged: 0, skipped: 0, skipReasons: {}, stages };
+    const summary: Summary = {
+      files: 0,
+      prescanned: 0,
+      instances: 0,
+      unchanged: 0,
+      skipped: 0,
+      skipReasons: {},
+      stages,
+    };
     const skip = (reason: string) => {
       summary.skipped++;
       summary.skipReasons[reason] = (summary.skipReasons[reason] ?? 0) + 1;
@@ -246,7 +248,13 @@ export function processStudyJob(deps: Deps) {
             }
           }
           stored.push(key);
-          items.push({ header: b.header, sizeBytes: b.size, crc32: b.crc, storageKey: key, storageOffset: 0 });
+          items.push({
+            header: b.header,
+            sizeBytes: b.size,
+            crc32: b.crc,
+            storageKey: key,
+            storageOffset: 0,
+          });
           summary.instances++;
         });
         await deps.storage.persist(stored);
@@ -297,6 +305,15 @@ export function processStudyJob(deps: Deps) {
         });
       };
 
+      // What was learned while the upload arrived (this process, same bytes), when the archive is kept
+      // whole: those entries' bytes need not be read again.
+      const prescanned =
+        keepWhole && deps.prescan ? await deps.prescan.take(upload.objectName, info.size) : undefined;
+      const prescanFor = (f: ZipFileEntry) => {
+        const pre = prescanned?.get(f.entry.relativeOffsetOfLocalHeader);
+        return pre && pre.size === f.size && pre.crc === f.entry.crc32 >>> 0 ? pre : undefined;
+      };
+
       // Stored entries are read a few ahead of the one being parsed: each read waits on the disk (or
       // on S3), and waiting for several at once instead of one after the other keeps the loop busy.
       const ahead = new Map<number, Promise<{ data: Buffer; dataOffset: number }>>();
@@ -306,7 +323,7 @@ export function processStudyJob(deps: Deps) {
         nextAhead = Math.max(nextAhead, from);
         while (nextAhead < ordered.length && ahead.size < READ_AHEAD_COUNT && aheadBytes < READ_AHEAD_BYTES) {
           const f = ordered[nextAhead]!;
-          if (isStored(f)) {
+          if (isStored(f) && !prescanFor(f)) {
             const read = readStoredEntry(ranges, f.entry);
             // Failures surface when the entry's turn comes; until then they are not unhandled.
             read.catch(() => undefined);
@@ -320,65 +337,62 @@ export function processStudyJob(deps: Deps) {
       try {
         for (const [index, file] of ordered.entries()) {
           const tp = Date.now();
-          let data: Buffer;
-          let complete: boolean;
-          let dataOffset: number | null = null;
-          try {
-            if (isStored(file)) {
-              readAhead(index);
-              const read = ahead.get(index) ?? readStoredEntry(ranges, file.entry);
-              if (ahead.delete(index)) aheadBytes -= file.size;
-              ({ data, dataOffset } = await read);
-              complete = true;
-              readAhead(index + 1);
-            } else {
-              ({ data, complete } = await readEntryPrefix(
-                zip,
-                file.entry,
-                file.size <= IN_MEMORY_MAX ? file.size + 1 : HEADER_PREFIX,
-              ));
-            }
-          } catch (err) {
-            if (err instanceof EntryReadError) {
-              skip('damaged entry in the ZIP');
-              continue;
-            }
-            throw err;
-          }
           const refTs = referenced.get(file.name.toUpperCase());
-          if (!hasDicmPreamble(data) && refTs === undefined) {
-            skip(isArchive(data) ? 'nested archive (not opened)' : 'not a DICOM file');
+          // A DICOMDIR may change how a file is read, so the prescan is used only for files it does not list.
+          const pre = refTs === undefined ? prescanFor(file) : undefined;
+          let outcome: EntryOutcome;
+          let data: Buffer | null = null;
+          let complete = true;
+          let dataOffset: number | null = null;
+          if (pre) {
+            ({ outcome, dataOffset } = pre);
+            summary.prescanned++;
+          } else {
+            try {
+              if (isStored(file)) {
+                readAhead(index);
+                const read = ahead.get(index) ?? readStoredEntry(ranges, file.entry);
+                if (ahead.delete(index)) aheadBytes -= file.size;
+                ({ data, dataOffset } = await read);
+                readAhead(index + 1);
+              } else {
+                ({ data, complete } = await readEntryPrefix(
+                  zip,
+                  file.entry,
+                  file.size <= IN_MEMORY_MAX ? file.size + 1 : HEADER_PREFIX,
+                ));
+              }
+            } catch (err) {
+              if (err instanceof EntryReadError) {
+                skip('damaged entry in the ZIP');
+                continue;
+              }
+              throw err;
+            }
+            outcome = classifyEntry(data, complete, refTs);
+          }
+          if (outcome.kind === 'skip') {
+            skip(outcome.reason);
             stages.unzipParse! += Date.now() - tp;
             continue;
           }
-          let header;
-          try {
-            header = parseDicomHeader(data, {
-              complete,
-              ...(refTs !== undefined ? { transferSyntaxUid: refTs ?? '1.2.840.10008.1.2' } : {}),
-            });
-          } catch (err) {
-            if (!(err instanceof NotDicomError)) throw err;
-            skip(err.message);
-            stages.unzipParse! += Date.now() - tp;
-            continue;
-          }
-          if (header.kind === 'dicomdir') {
+          if (outcome.kind === 'dicomdir') {
             const base = file.name.includes('/') ? file.name.slice(0, file.name.lastIndexOf('/') + 1) : '';
-            for (const f of header.files)
+            for (const f of outcome.files)
               referenced.set(`${base}${f.path.join('/')}`.toUpperCase(), f.transferSyntaxUid);
             skip('DICOMDIR (media index, read)');
             stages.unzipParse! += Date.now() - tp;
             continue;
           }
+          const header = outcome.header;
           const dedupe = `${header.studyInstanceUid}|${header.sopInstanceUid}`;
           if (seen.has(dedupe)) {
             skip('duplicate instance in the upload');
             continue;
           }
           // Whole files are checked against the central directory here (stored ones were, as they were
-          // read); large ones while they are copied.
-          const crc = complete && dataOffset === null ? crcOf(data) : file.entry.crc32 >>> 0;
+          // read or prescanned); large ones while they are copied.
+          const crc = data && complete && dataOffset === null ? crcOf(data) : file.entry.crc32 >>> 0;
           if (complete && crc !== file.entry.crc32 >>> 0) {
             skip('damaged entry in the ZIP');
             continue;
@@ -386,7 +400,7 @@ export function processStudyJob(deps: Deps) {
           seen.add(dedupe);
           stages.unzipParse! += Date.now() - tp;
           batch.push({ header, crc, size: file.size, data: complete ? data : null, file, dataOffset });
-          batchBytes += complete ? file.size : 0;
+          batchBytes += complete && data ? file.size : 0;
           if (batch.length >= BATCH_COUNT || batchBytes >= BATCH_BYTES) flush();
         }
         flush();
@@ -522,12 +536,6 @@ function describeSuccess(studyCount: number, s: Summary): string {
     text += ` ${skippedFiles} ${skippedFiles === 1 ? 'file was' : 'files were'} skipped (${reasons}).`;
   }
   return text;
-}
-
-function isArchive(data: Buffer): boolean {
-  return ARCHIVE_MAGIC.some(
-    ([at, sig]) => data.length >= at + sig.length && sig.every((b, i) => data[at + i] === b),
-  );
 }
 
 /** Passes bytes through and fails the stream if they do not hash to the CRC measured earlier. */

@@ -95,7 +95,9 @@ export function createUploadArea(config: Config, storage: ObjectStorage): Upload
             chunks.push(chunk as Buffer);
           return Buffer.concat(chunks);
         };
-        return openCachedZip(new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)));
+        return openCachedZip(
+          new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)),
+        );
       },
       async openRanges(id) {
         return {

@@ -1,4 +1,4 @@
-import { Server as TusServer } from '@tus/server';
+import { EVENTS, Server as TusServer } from '@tus/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -62,7 +62,21 @@ export function uploadRoutes(services: Services): FastifyPluginAsyncZod {
       generateUrl: (_req, { path, id }) => `${path}/${id}`,
       // Limits are enforced before tus sees the request (see authorize); this keeps OPTIONS honest.
       maxSize: 5 * 1024 ** 4,
+      // Progress events drive the prescan below.
+      postReceiveInterval: 100,
     });
+    const { prescan } = services;
+    if (prescan && uploadArea.localPath) {
+      const localPath = uploadArea.localPath;
+      const follow = (upload: { id: string; offset: number }) => {
+        if (OBJECT_NAME.test(upload.id)) prescan.advance(upload.id, localPath(upload.id), upload.offset);
+      };
+      tus.on(EVENTS.POST_RECEIVE, (_req, upload) => follow(upload));
+      tus.on(EVENTS.POST_FINISH, (_req, _res, upload) => follow(upload));
+      // A terminated or re-created upload starts from nothing.
+      tus.on(EVENTS.POST_CREATE, (_req, upload) => prescan.forget(upload.id));
+      tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => prescan.forget(id));
+    }
 
     // tus reads the raw request body itself: no Fastify body parsing in this scope.
     await app.register(async (scope) => {

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { instances, studies, studyUploads } from '../src/db/schema/index';
+import {
+  buildZip,
+  jobSettled,
+  listen,
+  makeDicom,
+  newPatient,
+  storageToken,
+  tusUpload,
+  uid,
+  uploadAndProcess,
+  type Patient,
+} from './helpers/studies';
+import { createTestContext, type TestContext } from './helpers/test-app';
+
+let ctx: TestContext;
+let base: string;
+let ada: Patient;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  base = await listen(ctx);
+  ada = await newPatient(ctx, 'ada-prescan@example.com');
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const series = (count: number) => {
+  const studyUid = uid();
+  const seriesUid = uid();
+  const sops = Array.from({ length: count }, () => uid());
+  const files = sops.map((sopUid, i) => ({
+    name: `DICOM/${i}.dcm`,
+    data: makeDicom({ studyUid, seriesUid, sopUid, instanceNumber: i + 1 }),
+  }));
+  return { studyUid, sops, files };
+};
+const sopsOfStudy = async (studyInstanceUid: string) => {
+  const { db } = ctx.services.database;
+  const [study] = await db.select().from(studies).where(eq(studies.studyInstanceUid, studyInstanceUid));
+  if (!study) return [];
+  return (await db.select().from(instances).where(eq(instances.studyId, study.id)))
+    .map((i) => i.sopInstanceUid)
+    .sort();
+};
+const processUploaded = async (objectName: string) => {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/studies/process',
+    headers: ada.auth,
+    payload: { prefix: objectName, jobContext: { uploadType: 'regular' } },
+  });
+  expect(res.statusCode).toBe(202);
+  await jobSettled(ctx, res.json().jobId);
+  const [row] = await ctx.services.database.db
+    .select()
+    .from(studyUploads)
+    .where(eq(studyUploads.objectName, objectName));
+  return row!;
+};
+
+describe('reading an upload while it arrives', () => {
+  it('reads every stored entry during the upload, so processing only indexes', async () => {
+    const s1 = series(6);
+    const zip = buildZip([...s1.files, { name: 'README.txt', data: Buffer.from('not an image') }]);
+    const objectName = `${ada.id}/${randomUUID()}/study.zip`;
+    // Small chunks: the archive arrives in many pieces, with entries split across them.
+    await tusUpload(base, await storageToken(ctx, ada), objectName, zip, { chunkSize: 4096 });
+    const upload = await processUploaded(objectName);
+    expect(upload.status).toBe('completed');
+    expect(upload.summary).toMatchObject({
+      files: 7,
+      prescanned: 7,
+      instances: 6,
+      skipReasons: { 'not a DICOM file': 1 },
+    });
+    expect(await sopsOfStudy(s1.studyUid)).toEqual([...s1.sops].sort());
+  });
+
+  it('leaves a damaged entry to processing, which skips it and keeps the rest', async () => {
+    const s1 = series(4);
+    const zip = buildZip(s1.files);
+    // Flip a byte inside the second file's data: its CRC-32 no longer matches.
+    const at = zip.indexOf(s1.files[1]!.data.subarray(200, 232));
+    expect(at).toBeGreaterThan(0);
+    zip[at + 5] = zip[at + 5]! ^ 0xff;
+    const { upload } = await uploadAndProcess(ctx, base, ada, zip);
+    expect(upload.status).toBe('completed');
+    expect(upload.summary).toMatchObject({
+      files: 4,
+      prescanned: 3,
+      instances: 3,
+      skipReasons: { 'damaged entry in the ZIP': 1 },
+    });
+    expect(await sopsOfStudy(s1.studyUid)).toEqual([s1.sops[0], s1.sops[2], s1.sops[3]].sort());
+  });
+
+  it('reads an upload terminated and created again under the same name afresh', async () => {
+    const objectName = `${ada.id}/${randomUUID()}/study.zip`;
+    const first = series(3);
+    const firstZip = buildZip(first.files);
+    const token = await storageToken(ctx, ada);
+    const headers = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` };
+    const created = await fetch(`${base}/api/uploads`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'upload-length': String(firstZip.length),
+        'upload-metadata': `objectName ${Buffer.from(objectName).toString('base64')}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const patch = await fetch(`${base}/api/uploads/${objectName}`, {
+      method: 'PATCH',
+      headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: firstZip.subarray(0, Math.floor(firstZip.length / 2)),
+    });
+    expect(patch.status).toBe(204);
+    const del = await fetch(`${base}/api/uploads/${objectName}`, { method: 'DELETE', headers });
+    expect(del.status).toBe(204);
+
+    const second = series(3);
+    await tusUpload(base, token, objectName, buildZip(second.files), { chunkSize: 8192 });
+    const upload = await processUploaded(objectName);
+    expect(upload.summary).toMatchObject({ files: 3, instances: 3 });
+    expect(await sopsOfStudy(second.studyUid)).toEqual([...second.sops].sort());
+    expect(await sopsOfStudy(first.studyUid)).toEqual([]);
+  });
+});
