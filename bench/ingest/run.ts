@@ -10,7 +10,8 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fdatasyncSync, openSync } from 'node:fs';
+import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,39 @@ function ddRate(dir: string, bytes: number): number {
   const s = Number(process.hrtime.bigint() - t) / 1e9;
   execFileSync('rm', ['-f', file]);
   return (count * 1024 * 1024) / s;
+}
+
+/**
+ * The ceiling of any HTTP upload on this machine: the same bytes PUT over loopback to a bare Node
+ * server that writes them to a file in DATA_DIR and syncs it (no tus, no parsing, no database).
+ */
+async function plainHttpRate(dir: string, data: Buffer): Promise<number> {
+  const file = path.join(dir, 'plain-http.bin');
+  const server = http.createServer((req, res) => {
+    const out = createWriteStream(file);
+    req.pipe(out);
+    out.on('finish', () => {
+      const fd = openSync(file, 'r');
+      fdatasyncSync(fd);
+      closeSync(fd);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const t = process.hrtime.bigint();
+  await new Promise<void>((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'PUT', headers: { 'content-length': data.length } },
+      (res) => res.resume().on('end', resolve),
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+  const s = Number(process.hrtime.bigint() - t) / 1e9;
+  server.close();
+  await rm(file, { force: true });
+  return data.length / s;
 }
 
 async function orthanc(files: Buffer[]): Promise<number | null> {
@@ -126,15 +160,19 @@ try {
     const total = (tDone - t0) / 1000;
     const ours = bytes / total;
     const raw = ddRate(ctx.dataDir, bytes);
+    const plain = await plainHttpRate(ctx.dataDir, zip);
     const orth = await orthanc(files);
     console.log(
       `\n== ${set === 'ct' ? 'CT series, 300 x 512x512 16-bit' : '5,000 files of ~64 KB'}: ${files.length} files, ${mb(bytes)} MiB`,
     );
     console.log(
-      `upload ${(tUpload - t0) / 1000} s | list ${(stages.list ?? 0) / 1000} s | unzip+parse ${stages.unzipParse! / 1000} s | store ${stages.store! / 1000} s | index ${stages.index! / 1000} s | before the job ran ${((tDone - tUpload - (stages.total ?? 0)) / 1000).toFixed(3)} s | total first byte -> completed ${total.toFixed(2)} s`,
+      `upload ${(tUpload - t0) / 1000} s | list ${(stages.list ?? 0) / 1000} s | prescan catching up ${(stages.prescanWait ?? 0) / 1000} s | unzip+parse ${stages.unzipParse! / 1000} s | store ${stages.store! / 1000} s | index ${stages.index! / 1000} s | before the job ran ${((tDone - tUpload - (stages.total ?? 0)) / 1000).toFixed(3)} s | total first byte -> completed ${total.toFixed(2)} s`,
     );
     console.log(
       `ours ${mb(ours)} MiB/s | dd conv=fdatasync ${mb(raw)} MiB/s | ratio ${(ours / raw).toFixed(2)} (target >= 0.4)`,
+    );
+    console.log(
+      `plain HTTP PUT into a file (no tus, no processing) ${mb(plain)} MiB/s = ${(plain / raw).toFixed(2)} of dd | ours = ${(ours / plain).toFixed(2)} of it`,
     );
     if (orth !== null)
       console.log(

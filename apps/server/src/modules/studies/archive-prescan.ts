@@ -30,6 +30,8 @@ const MAX_ENTRY = 64 * 1024 * 1024;
 /** Uploads followed at once; beyond it the least recently touched is dropped (the job then reads it). */
 const MAX_UPLOADS = 256;
 const LOCAL_HEADER = 0x04034b50;
+/** Bytes read at once while scanning. */
+const WINDOW = 8 * 1024 * 1024;
 
 /**
  * Reads a stored-mode ZIP while tus is still receiving it: each entry is checked against its CRC and
@@ -93,12 +95,29 @@ export class ArchivePrescan {
   private async run(id: string, state: ScanState): Promise<void> {
     try {
       const fh = await open(state.path, 'r');
+      // Entries are read through a window of up to WINDOW bytes, so small files cost no read each.
+      let window = Buffer.alloc(0);
+      let windowStart = 0;
+      const bytesAt = async (pos: number, length: number): Promise<Buffer> => {
+        if (pos >= windowStart && pos + length <= windowStart + window.length)
+          return window.subarray(pos - windowStart, pos - windowStart + length);
+        const want = Math.max(length, Math.min(WINDOW, state.available - pos));
+        const buffer = Buffer.allocUnsafe(want);
+        let filled = 0;
+        while (filled < want) {
+          const r = await fh.read(buffer, filled, want - filled, pos + filled);
+          if (r.bytesRead === 0) break;
+          filled += r.bytesRead;
+        }
+        window = buffer.subarray(0, filled);
+        windowStart = pos;
+        return window.subarray(0, Math.min(length, filled));
+      };
       try {
-        const header = Buffer.alloc(30);
         for (;;) {
           if (state.stopped || state.next + 30 > state.available) break;
-          const { bytesRead } = await fh.read(header, 0, 30, state.next);
-          if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) {
+          const header = await bytesAt(state.next, 30);
+          if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) {
             // The central directory (or something we do not follow): nothing more to scan.
             state.stopped = true;
             break;
@@ -116,14 +135,8 @@ export class ArchivePrescan {
           const end = dataOffset + compressed;
           if (end > state.available) break;
           if (method === 0 && compressed === size && size <= MAX_ENTRY) {
-            const data = Buffer.allocUnsafe(size);
-            let filled = 0;
-            while (filled < size) {
-              const r = await fh.read(data, filled, size - filled, dataOffset + filled);
-              if (r.bytesRead === 0) break;
-              filled += r.bytesRead;
-            }
-            if (filled === size && crcOf(data) === crc) {
+            const data = await bytesAt(dataOffset, size);
+            if (data.length === size && crcOf(data) === crc) {
               state.entries.set(state.next, {
                 size,
                 crc,
