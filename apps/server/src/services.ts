@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { ChangeFeed } from './db/change-feed';
 import { openDatabase, type Database } from './db/client';
 import { startJobQueue, type JobDefinition, type JobQueue } from './jobs/queue';
 import { createAuditRecorder, type AuditRecorder } from './modules/audit/audit.service';
@@ -12,6 +13,7 @@ import { createMfaService, type MfaService } from './modules/auth/mfa.service';
 import { createRecoveryService, type RecoveryService } from './modules/auth/recovery.service';
 import { createSecrets } from './modules/auth/secrets';
 import { createSessionIssuer } from './modules/auth/session-issuer';
+import { createSessionCache, type SessionCache } from './modules/auth/session-cache';
 import { createSessionsRepository } from './modules/auth/sessions.repository';
 import { createThrottle } from './modules/auth/throttle.repository';
 import { createMailService, type MailService } from './modules/mail/mail.service';
@@ -29,6 +31,7 @@ import { processStudyJob } from './modules/studies/process-study.job';
 import { createStudiesRepository } from './modules/studies/studies.repository';
 import { createStudiesService, type StudiesService } from './modules/studies/studies.service';
 import { createAuditBuffer } from './modules/studies/audit-buffer';
+import { ArchivePrescan } from './modules/studies/archive-prescan';
 import { createUploadArea, type UploadArea } from './modules/uploads/upload-area';
 import { sweepUploadsJob } from './modules/uploads/sweep-uploads.job';
 import { finishDeletesJob } from './modules/studies/finish-deletes.job';
@@ -56,6 +59,10 @@ export interface Services {
   mail: MailService;
   users: UsersRepository;
   auth: AuthService;
+  /** Change notifications from the database, for in-memory caches. */
+  changes: ChangeFeed;
+  /** Live sessions in memory, kept current by change notifications. */
+  sessionCache: SessionCache;
   mfa: MfaService;
   recovery: RecoveryService;
   usersService: UsersService;
@@ -64,6 +71,8 @@ export interface Services {
   now: () => Date;
   /** Where tus uploads land before processing. */
   uploadArea: UploadArea;
+  /** Reads file uploads while they arrive, so processing finds the work done (local upload area only). */
+  prescan?: ArchivePrescan;
   /** Short-lived upload credentials (storage token). */
   uploadTokens: UploadTokens;
   studies: StudiesService;
@@ -95,8 +104,16 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     dataDir: config.dataDir,
     inMemory: opts.inMemoryDatabase,
   });
+  let feed: ChangeFeed | undefined;
   try {
     await database.migrate();
+    // Change notifications keep the in-memory caches (sessions, studies lists) in step with every
+    // process writing to the same database.
+    feed = await database.openChangeFeed({
+      onError: (err) =>
+        log.warn({ err }, 'change notifications interrupted; caches dropped until reconnected'),
+    });
+    const sessionCache = createSessionCache({ feed });
     const storage = createObjectStorage({ dataDir: config.dataDir, s3: config.s3 });
     const mailer = config.smtpUrl
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
@@ -104,17 +121,19 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const captcha = opts.captcha ?? createCaptchaVerifier(config);
     const emailJob = sendEmailJob(mailer);
     const uploadArea = createUploadArea(config, storage);
+    const prescan = uploadArea.localPath ? new ArchivePrescan(log) : undefined;
     const studiesRepo = createStudiesRepository(database.db);
     const processStudy = processStudyJob({
       repo: studiesRepo,
       storage,
       uploadArea,
-      users: createUsersRepository(database.db),
+      users: createUsersRepository(database.db, sessionCache.changes),
       // Jobs run only once the queue below exists.
       mail: { send: (to, content) => createMailService(queue, emailJob).send(to, content) },
       appUrl: config.publicUrl,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
       zipLimits: { maxEntries: config.uploadMaxEntries },
+      prescan,
     });
     const jobs: JobDefinition[] = [
       emailJob as unknown as JobDefinition,
@@ -160,9 +179,9 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     if (opts.runWorkers) await queue.work(jobs);
     const audit = createAuditRecorder(database.db, log);
     const mail = createMailService(queue, emailJob);
-    const users = createUsersRepository(database.db);
+    const users = createUsersRepository(database.db, sessionCache.changes);
     const now = opts.now ?? (() => new Date());
-    const sessions = createSessionsRepository(database.db);
+    const sessions = createSessionsRepository(database.db, sessionCache);
     const throttle = createThrottle(database.db, now);
     const mfaRepo = createMfaRepository(database.db);
     const issueSession = createSessionIssuer({ sessions, audit, sessionMaxMs: config.sessionMaxMs, now });
@@ -216,6 +235,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       job: processStudy,
       audit,
       auditBuffer: studiesAuditBuffer,
+      changes: feed,
     });
     const viewerGrants = createViewerGrants(database.db, now);
     const viewer = createViewerService({
@@ -241,12 +261,15 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       mail,
       users,
       auth,
+      changes: feed,
+      sessionCache,
       mfa,
       recovery,
       usersService,
       professionals,
       now,
       uploadArea,
+      prescan,
       uploadTokens: createUploadTokens(config.sessionSecret),
       studies,
       dicomStore,
@@ -258,10 +281,12 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
         await queue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
         await studiesAuditBuffer.close();
         await mailer.close?.();
+        await feed?.close();
         await database.close();
       },
     };
   } catch (err) {
+    await feed?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }

@@ -103,6 +103,17 @@ describe('security headers and documents', () => {
     expect(res.headers['strict-transport-security']).toBeUndefined();
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['cache-control']).toBe('no-store');
+    // The same headers on every answer, errors and unknown paths included.
+    const missing = await ctx.app.inject({ method: 'GET', url: '/api/no-such-route' });
+    expect(missing.statusCode).toBe(404);
+    for (const name of [
+      'content-security-policy',
+      'x-frame-options',
+      'referrer-policy',
+      'x-content-type-options',
+    ])
+      expect(missing.headers[name]).toBe(res.headers[name]);
+    expect(missing.headers['referrer-policy']).toBe('no-referrer');
   });
 
   it('sends HSTS when the public URL is HTTPS', async () => {

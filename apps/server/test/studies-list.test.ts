@@ -101,6 +101,9 @@ describe('studies list', () => {
       .update(studies)
       .set({ transferStatus: 'completed' })
       .where(eq(studies.id, id2));
+    // Such a writer is heard through the database's notification (PGlite: before the update
+    // returns; PostgreSQL: within moments, and certainly once the listener has answered a query).
+    await ctx.services.changes.settled();
     const afterUpdate = await list(ada, { 'if-none-match': String(afterIngest.headers.etag) });
     expect(afterUpdate.statusCode).toBe(200);
     const s2 = (
@@ -134,6 +137,15 @@ describe('studies list', () => {
       expect.arrayContaining([{ count: 0 }, { count: 0, notModified: true }]),
     );
     expect(rows.every((r) => r.outcome === 'success' && r.targetId === carol.id)).toBe(true);
+    // Every column survives the batched write; the time is the request's.
+    const started = res.headers.date ? Date.parse(String(res.headers.date)) - 1_000 : Date.now() - 60_000;
+    for (const r of rows) {
+      expect(r).toMatchObject({ actorRole: 'patient', targetType: 'user', ip: '127.0.0.1' });
+      expect(r.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.at.getTime()).toBeGreaterThanOrEqual(started);
+      expect(r.at.getTime()).toBeLessThanOrEqual(Date.now());
+    }
+    expect(new Set(rows.map((r) => r.requestId)).size).toBe(2);
   });
 
   it('the audit buffer writes everything it holds when it closes', async () => {

@@ -97,7 +97,10 @@ describe('studies on S3', () => {
       );
     });
     const info = await ctx.services.uploadArea.info(objectName);
-    expect(info).toMatchObject({ size: data.length, offset: 6 * 1024 * 1024 });
+    // At least the first chunk; the client may have started the next one before it was stopped.
+    expect(info).toMatchObject({ size: data.length });
+    expect(info!.offset).toBeGreaterThanOrEqual(6 * 1024 * 1024);
+    expect(info!.offset).toBeLessThan(data.length);
     await tusUpload(base, await storageToken(ctx, ada), objectName, data, {
       chunkSize: 6 * 1024 * 1024,
       uploadUrl: firstUrl,

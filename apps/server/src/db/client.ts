@@ -9,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema/index';
+import { postgresChangeFeed, pgliteChangeFeed, type ChangeFeed } from './change-feed';
 import { lockDataDir } from './data-dir-lock';
 
 export type Schema = typeof schema;
@@ -24,6 +25,8 @@ export interface Database {
   db: Db;
   sql: SqlExecutor;
   migrate(): Promise<void>;
+  /** Change notifications for caches (LISTEN on a connection of its own; PGlite: in process). */
+  openChangeFeed(opts?: { onError?: (err: unknown) => void }): Promise<ChangeFeed>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -56,6 +59,7 @@ async function openPostgres(url: string): Promise<Database> {
       },
     },
     migrate: () => migratePg(drizzlePg(pool), { migrationsFolder }),
+    openChangeFeed: (feedOpts) => postgresChangeFeed(url, feedOpts),
     ping: async () => {
       await pool.query('select 1');
     },
@@ -95,6 +99,7 @@ async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promi
       },
     },
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder }),
+    openChangeFeed: () => pgliteChangeFeed(client),
     ping: async () => {
       await client.query('select 1');
     },

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -30,6 +29,7 @@ import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
 import { viewerRoutes } from '../modules/viewer/viewer.routes';
 import type { Services } from '../services';
 import { installAuthHook } from './auth-hook';
+import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
 
 export interface AppOptions {
@@ -52,17 +52,18 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
 
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
     // API answers are personal; never let a shared cache keep them.
     if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
       reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
 
   const recaptcha = Boolean(config.recaptcha);
   // Google Identity Services: its script, button iframe, styles and token endpoint (only when configured).
   const google = config.googleClientId ? ['https://accounts.google.com'] : [];
-  await app.register(fastifyHelmet, {
+  await installSecurityHeaders(app, {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {

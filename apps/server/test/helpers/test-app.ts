@@ -27,12 +27,23 @@ export interface TestContext {
  */
 export async function createTestContext(
   env: Record<string, string> = {},
-  opts: { beforeReady?: (app: FastifyInstance) => void; now?: () => Date } = {},
+  opts: {
+    beforeReady?: (app: FastifyInstance) => void;
+    now?: () => Date;
+    /**
+     * A second app instance (its own services, connection pool, listener and caches) on the
+     * database of `sameDatabaseAs`, as a second process would run; PostgreSQL only. The database
+     * is dropped by the context that created it.
+     */
+    sameDatabaseAs?: TestContext;
+  } = {},
 ): Promise<TestContext> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mi-test-'));
-  const adminUrl = process.env.DATABASE_URL;
-  let databaseUrl: string | undefined;
+  const adminUrl = opts.sameDatabaseAs ? undefined : process.env.DATABASE_URL;
+  let databaseUrl: string | undefined = opts.sameDatabaseAs?.services.config.databaseUrl;
   let dbName: string | undefined;
+  if (opts.sameDatabaseAs && !databaseUrl)
+    throw new Error('two app instances need PostgreSQL (DATABASE_URL)');
   if (adminUrl) {
     dbName = `mi_test_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -47,7 +58,7 @@ export async function createTestContext(
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
-    SESSION_SECRET: randomBytes(32).toString('hex'),
+    SESSION_SECRET: opts.sameDatabaseAs?.services.config.sessionSecret ?? randomBytes(32).toString('hex'),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });

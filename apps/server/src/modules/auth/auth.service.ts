@@ -291,10 +291,17 @@ export function createAuthService(deps: Deps) {
 
     /** Resolves an auth token to its live session, ending sessions that are idle or too old. */
     async authenticate(authToken: string, meta: RequestMeta): Promise<AuthenticatedSession | null> {
-      const found = await deps.sessions.findActiveByAuthHash(hashToken(authToken));
+      const hash = hashToken(authToken);
+      let found = await deps.sessions.findActiveByAuthHash(hash);
       if (!found) return null;
       const at = now();
-      const reason = expiryReason(found.session, at);
+      let reason = expiryReason(found.session, at);
+      if (reason) {
+        // A cached row may predate activity another process has recorded: decide on the stored one.
+        found = await deps.sessions.findActiveByAuthHash(hash, { fresh: true });
+        if (!found) return null;
+        reason = expiryReason(found.session, at);
+      }
       if (reason) {
         await deps.sessions.revoke(found.session.id, reason, at);
         await deps.audit({

@@ -1,24 +1,40 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { sessions, users } from '../../db/schema/index';
+import type { SessionCache } from './session-cache';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** Server-side session records, found by the hash of the token the client presents. */
-export function createSessionsRepository(db: Db) {
+/**
+ * Server-side session records, found by the hash of the token the client presents. With a cache,
+ * live sessions are answered from memory; every write here evicts what it changed at once (other
+ * processes hear of it through the database's change notifications).
+ */
+export function createSessionsRepository(db: Db, cache?: SessionCache) {
+  const mark = () => cache?.changes.mark() ?? 0;
+  const changed = async (ids: string[], since: number) => {
+    if (cache) await Promise.all(ids.map((id) => cache.changes.session(id, since)));
+  };
   return {
     async insert(values: typeof sessions.$inferInsert): Promise<SessionRow> {
       const [row] = await db.insert(sessions).values(values).returning();
       if (!row) throw new Error('session insert returned nothing');
       return row;
     },
-    async findActiveByAuthHash(authTokenHash: string) {
+    /** The live session behind a token; `fresh` skips the cache (before ending a session, say). */
+    async findActiveByAuthHash(authTokenHash: string, opts: { fresh?: boolean } = {}) {
+      if (!opts.fresh) {
+        const hit = cache?.get(authTokenHash);
+        if (hit) return hit;
+      }
+      const readGeneration = cache?.begin();
       const [row] = await db
         .select({ session: sessions, user: users })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(and(eq(sessions.authTokenHash, authTokenHash), isNull(sessions.revokedAt)))
         .limit(1);
+      if (row && cache && readGeneration !== undefined) cache.set(authTokenHash, row, readGeneration);
       return row;
     },
     async findActiveByRefreshHash(refreshTokenHash: string) {
@@ -31,6 +47,7 @@ export function createSessionsRepository(db: Db) {
     },
     async touch(id: string, at: Date): Promise<void> {
       await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id));
+      cache?.touched(id, at);
     },
     /** Swaps both tokens atomically; fails (returns false) if the old refresh token was already used. */
     async rotate(
@@ -38,6 +55,7 @@ export function createSessionsRepository(db: Db) {
       oldRefreshHash: string,
       next: { authTokenHash: string; refreshTokenHash: string; at: Date },
     ) {
+      const since = mark();
       const rows = await db
         .update(sessions)
         .set({
@@ -49,13 +67,23 @@ export function createSessionsRepository(db: Db) {
           and(eq(sessions.id, id), eq(sessions.refreshTokenHash, oldRefreshHash), isNull(sessions.revokedAt)),
         )
         .returning({ id: sessions.id });
+      await changed(
+        rows.map((r) => r.id),
+        since,
+      );
       return rows.length === 1;
     },
     async revoke(id: string, reason: string, at = new Date()): Promise<void> {
-      await db
+      const since = mark();
+      const rows = await db
         .update(sessions)
         .set({ revokedAt: at, revokedReason: reason })
-        .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+        .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)))
+        .returning({ id: sessions.id });
+      await changed(
+        rows.map((r) => r.id),
+        since,
+      );
     },
     /** The user's sessions not revoked yet (the caller drops idle and expired ones). */
     async listUnrevokedForUser(userId: string): Promise<SessionRow[]> {
@@ -67,11 +95,16 @@ export function createSessionsRepository(db: Db) {
     },
     /** Revokes one of this user's sessions; false when it is not theirs or already ended. */
     async revokeForUser(userId: string, id: string, reason: string, at = new Date()): Promise<boolean> {
+      const since = mark();
       const rows = await db
         .update(sessions)
         .set({ revokedAt: at, revokedReason: reason })
         .where(and(eq(sessions.id, id), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
         .returning({ id: sessions.id });
+      await changed(
+        rows.map((r) => r.id),
+        since,
+      );
       return rows.length === 1;
     },
     /** Revokes every live session of the user, except `exceptId` when given; returns how many. */
@@ -80,6 +113,7 @@ export function createSessionsRepository(db: Db) {
       reason: string,
       opts: { exceptId?: string; at?: Date } = {},
     ): Promise<number> {
+      const since = mark();
       const rows = await db
         .update(sessions)
         .set({ revokedAt: opts.at ?? new Date(), revokedReason: reason })
@@ -91,6 +125,10 @@ export function createSessionsRepository(db: Db) {
           ),
         )
         .returning({ id: sessions.id });
+      await changed(
+        rows.map((r) => r.id),
+        since,
+      );
       return rows.length;
     },
   };

@@ -1,7 +1,7 @@
+import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client';
-import { auditEvents } from '../../db/schema/index';
-import { toAuditRow, type AuditEvent } from '../audit/audit.service';
+import type { AuditEvent } from '../audit/audit.service';
 
 /** How often buffered events are written. */
 export const AUDIT_FLUSH_MS = 100;
@@ -17,6 +17,34 @@ export interface AuditBuffer {
   close(): Promise<void>;
 }
 
+/** One `audit_events` row as JSON (column names). */
+interface QueuedEvent {
+  at: string;
+  actor_id: string | null;
+  actor_role: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  outcome: AuditEvent['outcome'];
+  request_id: string | null;
+  ip: string | null;
+  details: Record<string, unknown> | null;
+}
+
+/**
+ * The batch travels as one JSON parameter: building a statement with ten parameters per row costs
+ * the query builder more CPU than the requests being audited.
+ */
+async function insertBatch(db: Db, batch: QueuedEvent[]): Promise<void> {
+  await db.execute(sql`
+    insert into audit_events (at, actor_id, actor_role, action, target_type, target_id, outcome, request_id, ip, details)
+    select at, actor_id, actor_role, action, target_type, target_id, outcome, request_id, ip, details
+    from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as r(
+      at timestamptz, actor_id uuid, actor_role text, action text, target_type text, target_id text,
+      outcome text, request_id text, ip text, details jsonb
+    )`);
+}
+
 /**
  * Audit events of hot, read-only routes (the studies list is polled by every open dashboard): one
  * multi-row insert every 100 ms instead of one insert per request, off the response's path. A
@@ -24,7 +52,7 @@ export interface AuditBuffer {
  * rather than dropping them; only a crash of the process within the last interval can lose any.
  */
 export function createAuditBuffer(db: Db, log: Logger, flushMs = AUDIT_FLUSH_MS): AuditBuffer {
-  let queue: AuditEvent[] = [];
+  let queue: QueuedEvent[] = [];
   let writing: Promise<void> | null = null;
   let closed = false;
 
@@ -32,7 +60,7 @@ export function createAuditBuffer(db: Db, log: Logger, flushMs = AUDIT_FLUSH_MS)
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       try {
-        await db.insert(auditEvents).values(batch.map(toAuditRow));
+        await insertBatch(db, batch);
         queue = queue.slice(batch.length);
       } catch (err) {
         log.error({ err, pending: queue.length }, 'audit write failed; will retry');
@@ -56,7 +84,19 @@ export function createAuditBuffer(db: Db, log: Logger, flushMs = AUDIT_FLUSH_MS)
 
   return {
     record(event) {
-      queue.push(event);
+      queue.push({
+        // The time of the request, not of the write.
+        at: new Date().toISOString(),
+        actor_id: event.actorId ?? null,
+        actor_role: event.actorRole ?? null,
+        action: event.action,
+        target_type: event.targetType ?? null,
+        target_id: event.targetId ?? null,
+        outcome: event.outcome,
+        request_id: event.requestId ?? null,
+        ip: event.ip ?? null,
+        details: event.details ?? null,
+      });
       // Late requests during shutdown are written at once rather than waiting for a timer that is gone.
       if (closed) void flush();
     },

@@ -1,13 +1,21 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import type { AuthChanges } from '../auth/session-cache';
 import { professionalProfiles, users } from '../../db/schema/index';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;
 export type ProfessionalProfileRow = typeof professionalProfiles.$inferSelect;
 
-/** Data access for accounts. Emails are looked up by their lower-cased form. */
-export function createUsersRepository(db: Db) {
+/**
+ * Data access for accounts. Emails are looked up by their lower-cased form. `changes` hears of every
+ * account changed here, so cached sessions of this process carry the new row at once.
+ */
+export function createUsersRepository(db: Db, changes?: AuthChanges) {
+  const mark = () => changes?.mark() ?? 0;
+  const changed = async (id: string, since: number) => {
+    await changes?.user(id, since);
+  };
   return {
     async findById(id: string): Promise<UserRow | undefined> {
       const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
@@ -44,16 +52,20 @@ export function createUsersRepository(db: Db) {
       return row;
     },
     async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+      const since = mark();
       const [row] = await db.update(users).set(values).where(eq(users.id, id)).returning();
+      if (row) await changed(id, since);
       return row;
     },
     /** Links a Google account unless this user already has one or the id is taken. */
     async linkGoogle(id: string, sub: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
+      const since = mark();
       const [row] = await db
         .update(users)
         .set({ ...values, googleSub: sub })
         .where(and(eq(users.id, id), sql`${users.googleSub} is null`))
         .returning();
+      if (row) await changed(id, since);
       return row;
     },
     /** A new account with its professional profile, in one transaction; undefined if the email is taken. */
