@@ -7,6 +7,8 @@
  * BENCH_SECONDS (15) per row, BENCH_CLIENT_THREADS (2) load-generator threads, BENCH_WORKERS (see below).
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -23,6 +25,7 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 15);
 // earlier figures).
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
 const CLIENT_THREADS = Number(process.env.BENCH_CLIENT_THREADS ?? 2);
+const execFileAsync = promisify(execFile);
 const loadScript = fileURLToPath(new URL('./load.mjs', import.meta.url));
 
 function autocannonInChildProcess(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -135,6 +138,37 @@ try {
   console.log(
     `target p99 <= 50 ms: plain ${verdict(list)}, gzip ${verdict(browser)}, If-None-Match ${verdict(revalidate)}`,
   );
+  // Cross-check with wrk (C, from Debian's `wrk` package) when installed: it spends far less CPU per
+  // answer than autocannon, so on two shared cores its figures are closer to the server's own latency.
+  if (existsSync('/usr/bin/wrk')) {
+    const wrk = async (name: string, path: string, extra: string[] = []) => {
+      const { stdout } = await execFileAsync('/usr/bin/wrk', [
+        '-t2',
+        `-c${CONNECTIONS}`,
+        `-d${DURATION_S}s`,
+        '--latency',
+        '-H',
+        `authorization: Bearer ${token}`,
+        ...extra.flatMap((h) => ['-H', h]),
+        `${base}${path}`,
+      ]);
+      const pct = (p: string) => {
+        const m = new RegExp(`^\\s*${p}%\\s+([0-9.]+)(us|ms|s)`, 'm').exec(stdout);
+        if (!m) return NaN;
+        const v = Number(m[1]);
+        return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+      };
+      const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(stdout)?.[1] ?? NaN);
+      console.log(
+        `wrk ${name.padEnd(24)} p50 ${pct('50').toFixed(1).padStart(6)} ms   p99 ${pct('99').toFixed(1).padStart(6)} ms   ${rps.toFixed(0).padStart(7)} req/s`,
+      );
+    };
+    console.log(`load average before wrk: ${fmtLoad(loadavg())}`);
+    await wrk('GET /api/studies/user/:id', `/api/studies/user/${userId}`);
+    await wrk('  same, gzip', `/api/studies/user/${userId}`, ['accept-encoding: gzip, deflate, br']);
+    await wrk('  same, If-None-Match', `/api/studies/user/${userId}`, [`if-none-match: ${etag}`]);
+    await wrk('GET /api/config', '/api/config');
+  }
 } finally {
   await ctx.close();
 }
