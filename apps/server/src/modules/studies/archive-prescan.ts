@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { readFileRange } from '../uploads/upload-area';
 import { classifyEntry, type EntryOutcome } from './entry-classifier';
 import { crcOf } from './zip-reader';
 
@@ -96,22 +97,14 @@ export class ArchivePrescan {
     try {
       const fh = await open(state.path, 'r');
       // Entries are read through a window of up to WINDOW bytes, so small files cost no read each.
-      let window = Buffer.alloc(0);
+      let window: Buffer = Buffer.alloc(0);
       let windowStart = 0;
       const bytesAt = async (pos: number, length: number): Promise<Buffer> => {
         if (pos >= windowStart && pos + length <= windowStart + window.length)
           return window.subarray(pos - windowStart, pos - windowStart + length);
-        const want = Math.max(length, Math.min(WINDOW, state.available - pos));
-        const buffer = Buffer.allocUnsafe(want);
-        let filled = 0;
-        while (filled < want) {
-          const r = await fh.read(buffer, filled, want - filled, pos + filled);
-          if (r.bytesRead === 0) break;
-          filled += r.bytesRead;
-        }
-        window = buffer.subarray(0, filled);
+        window = await readFileRange(fh, pos, Math.max(length, Math.min(WINDOW, state.available - pos)));
         windowStart = pos;
-        return window.subarray(0, Math.min(length, filled));
+        return window.subarray(0, Math.min(length, window.length));
       };
       try {
         for (;;) {

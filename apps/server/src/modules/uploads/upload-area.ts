@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir, readFile, rmdir } from 'node:fs/promises';
+import { open, readdir, readFile, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -89,25 +89,14 @@ export function createUploadArea(config: Config, storage: ObjectStorage): Upload
       datastore,
       info: (id) => readInfo(datastore, id),
       async openZip(id, size) {
-        const readAt = async (start: number, length: number) => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storage.get(id, { start, end: start + length - 1 }))
-            chunks.push(chunk as Buffer);
-          return Buffer.concat(chunks);
-        };
+        const readAt = (start: number, length: number) => readObjectRange(storage, id, start, length);
         return openCachedZip(
           new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)),
         );
       },
       async openRanges(id) {
         return {
-          async read(start, length) {
-            if (length <= 0) return Buffer.alloc(0);
-            const chunks: Buffer[] = [];
-            for await (const chunk of await storage.get(id, { start, end: start + length - 1 }))
-              chunks.push(chunk as Buffer);
-            return Buffer.concat(chunks);
-          },
+          read: (start, length) => readObjectRange(storage, id, start, length),
           async close() {},
         };
       },
@@ -167,19 +156,9 @@ export function createUploadArea(config: Config, storage: ObjectStorage): Upload
     async openZip(id, size) {
       const file = fileFor(id);
       const fh = await open(file, 'r');
-      const readAt = async (start: number, length: number) => {
-        const buffer = Buffer.allocUnsafe(length);
-        let filled = 0;
-        while (filled < length) {
-          const { bytesRead } = await fh.read(buffer, filled, length - filled, start + filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        return buffer.subarray(0, filled);
-      };
       const reader = new BlockCachedReader(
         size,
-        readAt,
+        (start, length) => readFileRange(fh, start, length),
         // Entry data gets a descriptor of its own, so a stream cut short never reads a closed one.
         (start, end) => createReadStream(file, { start, end: end - 1 }),
         () => fh.close(),
@@ -195,16 +174,7 @@ export function createUploadArea(config: Config, storage: ObjectStorage): Upload
       const file = fileFor(id);
       const fh = await open(file, 'r');
       return {
-        async read(start, length) {
-          const buffer = Buffer.allocUnsafe(Math.max(0, length));
-          let filled = 0;
-          while (filled < length) {
-            const { bytesRead } = await fh.read(buffer, filled, length - filled, start + filled);
-            if (bytesRead === 0) break;
-            filled += bytesRead;
-          }
-          return buffer.subarray(0, filled);
-        },
+        read: (start, length) => readFileRange(fh, start, length),
         close: () => fh.close(),
       };
     },
@@ -259,6 +229,32 @@ async function readInfo(datastore: DataStore, id: string): Promise<UploadInfo | 
   } catch {
     return null;
   }
+}
+
+/** Up to `length` bytes of a file from `start` (fewer at its end). */
+export async function readFileRange(fh: FileHandle, start: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(Math.max(0, length));
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await fh.read(buffer, filled, length - filled, start + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Up to `length` bytes of an object from `start`, in memory. */
+async function readObjectRange(
+  storage: ObjectStorage,
+  key: string,
+  start: number,
+  length: number,
+): Promise<Buffer> {
+  if (length <= 0) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of await storage.get(key, { start, end: start + length - 1 }))
+    chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 function openCachedZip(reader: BlockCachedReader): Promise<yauzl.ZipFile> {
