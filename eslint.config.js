@@ -11,6 +11,7 @@ export default tseslint.config(
       '**/migrations/**',
       'test-results/**',
       'apps/viewer/ohif/**',
+      'apps/viewer/ohif.next/**',
     ],
   },
   js.configs.recommended,

@@ -34,11 +34,9 @@ if (needsBuild(server, ['apps/server/src', 'packages/contracts/src'])) {
   execSync('npm run build -w apps/server', { cwd: root, stdio: 'inherit' });
 }
 
-// The viewer is OHIF's released build, fetched once from npm (apps/viewer/fetch-ohif.mjs).
-if (!existsSync(path.join(root, 'apps/viewer/ohif/.release'))) {
-  console.log('Fetching the viewer…');
-  execSync('npm run build -w apps/viewer', { cwd: root, stdio: 'inherit' });
-}
+// The viewer is OHIF's released build, fetched from npm and optimised once (apps/viewer/fetch-ohif.mjs,
+// which does nothing when the pinned release is in place with the current optimisation).
+execSync('node apps/viewer/fetch-ohif.mjs', { cwd: root, stdio: 'inherit' });
 
 process.env.NODE_ENV ??= 'production';
 process.argv[2] = process.argv[2] ?? 'serve';

@@ -3,8 +3,9 @@
  * after preparation) and by Orthanc's DICOMweb plugin, cold (new browser profile) and warm
  * (reload), in headless Chromium; and WADO-RS series metadata time for a 300-slice series.
  *
- *   npx tsx bench/viewer/run.ts      (BENCH_SLICES=120 BENCH_RUNS=3; needs /usr/sbin/Orthanc and /usr/bin/chromium)
+ *   npx tsx bench/viewer/run.ts      (BENCH_SLICES=120 BENCH_RUNS=5 BENCH_WARMUP=1; needs /usr/sbin/Orthanc and /usr/bin/chromium)
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,15 +13,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from '@playwright/test';
 import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
+import { extractRelease, pinned } from '../../apps/viewer/ohif-release.mjs';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries, type GeneratedSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort, startOrthanc, type Orthanc } from '../../apps/server/test/helpers/orthanc';
 import { createTestContext, eventually, registerPatient } from '../../apps/server/test/helpers/test-app';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const ohifDir = path.join(root, 'apps/viewer/ohif');
+// BENCH_OURS_OHIF serves our side from another copy of OHIF, e.g. the published one (see below).
+const ohifDir = process.env.BENCH_OURS_OHIF ?? path.join(root, 'apps/viewer/ohif');
 const slices = Number(process.env.BENCH_SLICES ?? 120);
-const runs = Number(process.env.BENCH_RUNS ?? 3);
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const warmup = Number(process.env.BENCH_WARMUP ?? 1);
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -36,10 +40,21 @@ const ARGS = [
 if (!existsSync(path.join(ohifDir, 'index.html')))
   throw new Error('OHIF is missing: run `npm run build -w apps/viewer` first');
 
+/**
+ * OHIF for Orthanc is the release as published (unminified, its own index.html), as anyone would
+ * serve it, with only the repair that lets it start reliably (repairBundle in ohif-release.mjs);
+ * ours is the copy optimised by apps/viewer/fetch-ohif.mjs. Kept between runs.
+ */
+const stockDir = path.join(
+  tmpdir(),
+  `ohif-${pinned.version}-${createHash('sha256').update(`${pinned.integrity} repaired`).digest('hex').slice(0, 12)}`,
+);
+if (!existsSync(path.join(stockDir, 'index.html'))) await extractRelease(stockDir);
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** OHIF for Orthanc: the same built app and static headers, with `/dicom-web` passed through to Orthanc on the same origin. */
+/** OHIF for Orthanc: the published build with our static cache headers, with `/dicom-web` passed through to Orthanc on the same origin. */
 function orthancViewer(orthanc: Orthanc, port: number): Promise<http.Server> {
   const appConfig = `window.config = ${JSON.stringify({
     routerBasename: null,
@@ -74,7 +89,7 @@ function orthancViewer(orthanc: Orthanc, port: number): Promise<http.Server> {
       },
     ],
   }).replace(/"\/dicom-web"/g, 'window.location.origin + "/dicom-web"')};`;
-  const index = readFileSync(path.join(ohifDir, 'index.html'));
+  const index = readFileSync(path.join(stockDir, 'index.html'));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     if (url.pathname.startsWith('/dicom-web/') || url.pathname.startsWith('/wado')) {
@@ -97,8 +112,8 @@ function orthancViewer(orthanc: Orthanc, port: number): Promise<http.Server> {
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-cache' });
       return res.end('// no service worker\n');
     }
-    const file = path.join(ohifDir, path.normalize(url.pathname));
-    if (file.startsWith(ohifDir) && existsSync(file) && statSync(file).isFile()) {
+    const file = path.join(stockDir, path.normalize(url.pathname));
+    if (file.startsWith(stockDir) && existsSync(file) && statSync(file).isFile()) {
       const type = file.endsWith('.js')
         ? 'text/javascript'
         : file.endsWith('.css')
@@ -223,8 +238,10 @@ async function main() {
       ours: { cold: [], warm: [] },
       orthanc: { cold: [], warm: [] },
     };
-    for (let i = 0; i < runs; i++) {
-      for (const who of ['ours', 'orthanc'] as const) {
+    // One round first that is not counted (both servers' first requests, the page cache), then
+    // rounds that alternate which side goes first.
+    for (let i = -warmup; i < runs; i++) {
+      for (const who of i % 2 === 0 ? (['ours', 'orthanc'] as const) : (['orthanc', 'ours'] as const)) {
         const holder: { ctx?: import('@playwright/test').BrowserContext } = {};
         // A run whose page never draws (seen now and then under load) is reported and repeated
         // once in a fresh profile.
@@ -233,8 +250,10 @@ async function main() {
           try {
             const cold = await timeToFirstImage(async () => ({ reload: false, url }), browser, holder);
             const warm = await timeToFirstImage(async () => ({ reload: true, url }), browser, holder);
-            results[who]!.cold.push(cold);
-            results[who]!.warm.push(warm);
+            if (i >= 0) {
+              results[who]!.cold.push(cold);
+              results[who]!.warm.push(warm);
+            }
             break;
           } catch (err) {
             failures.push(`${who}: ${(err as Error).message.split('\n')[0]}`);
@@ -284,6 +303,7 @@ async function main() {
     console.log(
       `\nTime to first image in OHIF, ${slices} slices of 512x512 16-bit, median of ${runs} (headless Chromium):`,
     );
+    console.log(`OHIF served: ours from ${ohifDir}, Orthanc's from ${stockDir}`);
     console.log(`| | ours | Orthanc | ratio (target ≤ 0.7) |`);
     console.log(`| --- | ---: | ---: | ---: |`);
     console.log(

@@ -257,6 +257,51 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   expect(otherForeign).toEqual([]);
 });
 
+test("a study opens in OHIF from the Dashboard's View Study and is drawn", async ({ page }) => {
+  test.setTimeout(180_000);
+  const foreign = onlyOurHosts(page.context());
+  await signUp(page, 'viewer-dashboard');
+  const dir = tempDir('viewer-dashboard');
+  const series = generateSeries({
+    count: 6,
+    size: 128,
+    patientName: 'Dashboard^Phantom',
+    description: 'Dashboard phantom',
+  });
+  const files = series.files.map((f, i) => {
+    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
+    writeFileSync(file, f.bytes);
+    return file;
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', files);
+  await uploadAndReturnToStudies(page);
+  await expect(studyRow(page, 'Dashboard^Phantom')).toBeVisible({ timeout: 90_000 });
+
+  await page.goto('/');
+  const card = page
+    .getByRole('list', { name: 'Studies' })
+    .getByRole('listitem')
+    .filter({ hasText: 'Dashboard phantom' });
+  await expect(card).toBeVisible({ timeout: 30_000 });
+  // 'View Study' opens the preparation page in a new tab, which then opens the viewer.
+  const opened = page.context().waitForEvent('page');
+  await card.getByRole('link', { name: 'View Study' }).click();
+  const viewer = await opened;
+  await viewer.waitForURL((u) => u.href.startsWith(`${viewerBase()}/viewer`), { timeout: 60_000 });
+  expect(viewer.url()).not.toContain('grant=');
+  await expect(viewer.locator('canvas.cornerstone-canvas').first()).toBeVisible({ timeout: 60_000 });
+
+  const drawn = await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50);
+  await viewer
+    .locator('.cornerstone-viewport-element, [data-cy="viewport-pane"]')
+    .first()
+    .screenshot({ path: test.info().outputPath('dashboard-series.png') });
+  // The first slice's square: bright inside, dark around it.
+  expect(drawn.insideMean - drawn.outsideMean).toBeGreaterThan(150);
+  expect(foreign).toEqual([]);
+});
+
 for (const [label, file, rowText] of [
   ['JPEG baseline', 'SC_rgb_jpeg_dcmtk.dcm', null],
   ['JPEG 2000', 'JPEG2000.dcm', null],

@@ -195,4 +195,71 @@ describe.skipIf(!orthancAvailable)('external DICOMweb store (DICOMWEB_URL) on Or
     );
     expect((audits.rows[0] as { n: number }).n).toBeGreaterThanOrEqual(2);
   }, 60_000);
+
+  it('a later upload that adds instances undoes the preparation, and preparing again pushes the rest', async () => {
+    const headers = { authorization: `Bearer ${user.token}` };
+    const status = async () =>
+      (await ctx.app.inject({ url: `/api/studies/study/${user.studyId}`, headers })).json().data.status
+        .transfer.value as string | null;
+    const prepare = async () => {
+      const queued = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/studies/transfer/${user.studyId}`,
+        headers,
+      });
+      expect(queued.statusCode).toBe(202);
+      await eventually(async () => (await status()) === 'completed', 30_000);
+    };
+    if ((await status()) !== 'completed') await prepare();
+
+    // The same study uploaded again, with two more series.
+    const more = generateSeries({
+      count: 2,
+      size: 64,
+      studyInstanceUid: series.studyInstanceUid,
+      seriesNumber: 2,
+    });
+    const extra = generateSeries({
+      count: 1,
+      size: 64,
+      studyInstanceUid: series.studyInstanceUid,
+      seriesNumber: 3,
+    });
+    const [again] = await ingestFiles(ctx, user.userId, [
+      ...series.files.map((f) => f.bytes),
+      ...more.files.map((f) => f.bytes),
+      ...extra.files.map((f) => f.bytes),
+    ]);
+    expect(again).toBe(user.studyId);
+    // No longer prepared: the viewer flow queues preparation before opening it.
+    expect(await status()).toBeNull();
+    await prepare();
+
+    const studyInOrthanc = (await (
+      await fetch(`${orthanc.dicomweb}/studies/${series.studyInstanceUid}/instances`)
+    ).json()) as unknown[];
+    expect(studyInOrthanc).toHaveLength(3 + 2 + 1);
+
+    // The viewer reads the new series through the proxy.
+    const { url } = (await ctx.app.inject({ url: `/api/dicom/viewer/${user.studyId}`, headers })).json() as {
+      url: string;
+    };
+    const token = { authorization: `Bearer ${new URL(url).hash.replace('#grant=', '')}` };
+    const bind = await viewerApp.inject({ method: 'POST', url: '/dicomweb/session', headers: token });
+    const grant = { ...token, cookie: `${bind.cookies[0]!.name}=${bind.cookies[0]!.value}` };
+    const meta = await viewerApp.inject({
+      url: `/dicomweb/studies/${series.studyInstanceUid}/series/${more.seriesInstanceUid}/metadata`,
+      headers: grant,
+    });
+    expect(meta.statusCode).toBe(200);
+    expect(JSON.parse(meta.body)).toHaveLength(2);
+
+    // Re-uploading what is already there changes nothing: the study stays prepared.
+    await ingestFiles(
+      ctx,
+      user.userId,
+      more.files.map((f) => f.bytes),
+    );
+    expect(await status()).toBe('completed');
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client';
 import { studies } from '../../db/schema/index';
@@ -21,6 +21,22 @@ export async function setTransferStatus(db: Db, studyId: string, status: Transfe
   await db.update(studies).set({ transferStatus: status }).where(eq(studies.id, studyId));
 }
 
+/**
+ * Marks the study prepared unless it changed while it was being prepared: adding or replacing
+ * instances resets its status (a trigger on `instances`, migration 0008), and then nothing is marked.
+ */
+async function completeIfUnchanged(db: Db, studyId: string): Promise<boolean> {
+  const rows = await db
+    .update(studies)
+    .set({ transferStatus: 'completed' })
+    .where(and(eq(studies.id, studyId), eq(studies.transferStatus, 'processing')))
+    .returning({ id: studies.id });
+  return rows.length > 0;
+}
+
+/** Rounds of preparation one job makes while uploads keep adding to the study. */
+const MAX_ROUNDS = 5;
+
 interface Deps {
   db: Db;
   store: DicomStore;
@@ -33,35 +49,52 @@ interface Deps {
 /**
  * transfer-study: makes a study ready for the viewer. With the built-in store it computes each
  * series' metadata once (cached compressed), so the first display reads one small object per
- * series; with an external DICOMweb store it pushes the study there with STOW-RS. Either way it
- * ends with status.transfer completed. Safe to repeat.
+ * series; with an external DICOMweb store it pushes there with STOW-RS the instances that store
+ * does not hold yet, so a study that a later upload added to is completed, not sent again. It ends
+ * with status.transfer completed, unless instances arrived meanwhile: then it goes round again.
+ * Safe to repeat.
  */
 export function transferStudyJob(deps: Deps) {
   const retryLimit = deps.retryLimit ?? 3;
+
+  async function pushMissing(studyId: string, studyInstanceUid: string) {
+    const rows = await deps.repo.instancesOfStudy(studyId);
+    const held = deps.store.storedInstances
+      ? await deps.store.storedInstances(studyInstanceUid)
+      : new Set<string>();
+    const missing = rows.filter((r) => !held.has(r.sopInstanceUid));
+    await deps.store.storeStudy(
+      studyInstanceUid,
+      missing.map((r) => ({
+        sopInstanceUid: r.sopInstanceUid,
+        size: r.sizeBytes,
+        open: () => openInstance(deps.storage, r),
+      })),
+    );
+    return { instances: rows.length, pushed: missing.length };
+  }
+
   return defineJob({
     name: 'transfer-study',
     payload: transferStudyPayload,
     retry: { limit: retryLimit, delaySeconds: 5 },
     async handler({ studyId }, { log }) {
-      const study = await deps.repo.findStudy(studyId);
-      if (!study) return;
-      await setTransferStatus(deps.db, studyId, 'processing');
       try {
-        if (deps.store.kind === 'builtin') {
-          await deps.dicomweb.prepareStudy(studyId);
-        } else {
-          const rows = await deps.repo.instancesOfStudy(studyId);
-          await deps.store.storeStudy(
-            study.studyInstanceUid,
-            rows.map((r) => ({
-              sopInstanceUid: r.sopInstanceUid,
-              size: r.sizeBytes,
-              open: () => openInstance(deps.storage, r),
-            })),
-          );
+        for (let round = 1; ; round++) {
+          // Gone (deleted meanwhile): nothing to prepare.
+          const study = await deps.repo.findStudy(studyId);
+          if (!study) return;
+          await setTransferStatus(deps.db, studyId, 'processing');
+          let pushed = {};
+          if (deps.store.kind === 'builtin') await deps.dicomweb.prepareStudy(studyId);
+          else pushed = await pushMissing(studyId, study.studyInstanceUid);
+          if (await completeIfUnchanged(deps.db, studyId)) {
+            log.info({ studyId, store: deps.store.kind, round, ...pushed }, 'study ready for viewing');
+            return;
+          }
+          if (round >= MAX_ROUNDS) throw new Error('the study kept changing while it was being prepared');
+          log.info({ studyId, round }, 'instances were added while the study was prepared; preparing again');
         }
-        await setTransferStatus(deps.db, studyId, 'completed');
-        log.info({ studyId, store: deps.store.kind }, 'study ready for viewing');
       } catch (err) {
         // The queue retries; the study shows failed only if every attempt fails.
         await setTransferStatus(deps.db, studyId, 'failed');

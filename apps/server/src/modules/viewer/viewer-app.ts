@@ -31,6 +31,12 @@ function inlineScriptHashes(indexHtml: string): string[] {
   return hashes;
 }
 
+const etagOf = (body: string | Buffer) =>
+  `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+/** Whether the browser already holds this version (revalidation of a `no-cache` response). */
+const fresh = (req: FastifyRequest, etag: string) =>
+  (req.headers['if-none-match'] ?? '').split(/\s*,\s*/).some((t) => t.replace(/^W\//, '') === etag);
+
 /**
  * The viewer's own origin (VIEWER_PORT): OHIF's built app with our app-config.js, and DICOMweb
  * answered only to viewer credentials (never to the app's session cookie, which is not sent here).
@@ -140,9 +146,15 @@ export async function buildViewerApp(
   if (ohif) {
     const appConfig =
       opts.appConfigFile && existsSync(opts.appConfigFile) ? readFileSync(opts.appConfigFile) : null;
-    app.get('/app-config.js', { schema: { hide: true } }, async (_req, reply) => {
+    const appConfigTag = appConfig ? etagOf(appConfig) : '';
+    const indexTag = etagOf(indexHtml);
+    app.get('/app-config.js', { schema: { hide: true } }, async (req, reply) => {
       if (!appConfig) throw new AppError('NOT_FOUND', 'Not found');
-      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(appConfig);
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('etag', appConfigTag);
+      return fresh(req, appConfigTag) ? reply.status(304).send() : reply.send(appConfig);
     });
     // OHIF registers a service worker for offline use; the viewer must always load fresh data.
     app.get('/init-service-worker.js', { schema: { hide: true } }, async (_req, reply) =>
@@ -156,10 +168,15 @@ export async function buildViewerApp(
       // A wildcard route, so our app-config.js and the empty service-worker script above take precedence.
       wildcard: true,
       index: false,
+      // fetch-ohif.mjs stores brotli and gzip copies beside each compressible file; they are sent
+      // with Content-Encoding and Vary: Accept-Encoding to browsers that accept them.
+      preCompressed: true,
       setHeaders(res, filePath) {
+        // Content-hashed names (and OHIF's wasm, named by their hash) never change: cached for a
+        // year without revalidation. Everything else is revalidated (ETag) on each load.
         res.header(
           'cache-control',
-          /\.[0-9a-f]{16,}\.|\.wasm$/.test(path.basename(filePath))
+          /\.[0-9a-f]{16,}\.|^[0-9a-f]{16,}\.wasm$/.test(path.basename(filePath).replace(/\.(?:br|gz)$/, ''))
             ? 'public, max-age=31536000, immutable'
             : 'no-cache',
         );
@@ -168,7 +185,8 @@ export async function buildViewerApp(
     app.setNotFoundHandler((req, reply) => {
       if (req.method === 'GET' && !req.url.startsWith(`${DICOMWEB_ROOT}/`)) {
         // OHIF's client-side routes (/viewer, /) all start from its index.html.
-        return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+        reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('etag', indexTag);
+        return fresh(req, indexTag) ? reply.status(304).send() : reply.send(indexHtml);
       }
       return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
     });

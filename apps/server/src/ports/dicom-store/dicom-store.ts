@@ -22,6 +22,8 @@ export interface DicomStore {
   readonly kind: 'builtin' | 'dicomweb';
   /** Copies a study's instances into the store (idempotent). The built-in store already has them. */
   storeStudy(studyInstanceUid: string, instances: StoreInstance[]): Promise<void>;
+  /** SOP Instance UIDs of the study that the store already holds (empty when it has none of it). */
+  storedInstances?(studyInstanceUid: string): Promise<Set<string>>;
   /** Forwards a WADO-RS read (path below the DICOMweb root, query included). Built-in: undefined. */
   forward?(pathAndQuery: string, accept: string | undefined): Promise<ForwardedResponse>;
   /** The store's own root, so URIs it writes into metadata can be pointed back at us. */

@@ -5,6 +5,8 @@ import type { DicomStore, ForwardedResponse, StoreInstance } from './dicom-store
 /** Instances per STOW-RS request, and bytes: keeps each request bounded. */
 const BATCH_COUNT = 64;
 const BATCH_BYTES = 64 * 1024 * 1024;
+/** Matches asked for per QIDO-RS request. */
+const QIDO_PAGE = 1000;
 
 /** An external DICOMweb server (e.g. Orthanc's `/dicom-web`): STOW-RS to store, WADO-RS to read. */
 export function createDicomwebStore(root: string, opts: { timeoutMs?: number } = {}): DicomStore {
@@ -55,6 +57,32 @@ export function createDicomwebStore(root: string, opts: { timeoutMs?: number } =
         }
       }
       if (batch.length > 0) await stow(batch);
+    },
+    async storedInstances(studyUid) {
+      // QIDO-RS, a page at a time: servers may cap how many matches one answer holds.
+      const held = new Set<string>();
+      for (let offset = 0; ; offset += QIDO_PAGE) {
+        const res = await fetch(
+          `${base}/studies/${encodeURIComponent(studyUid)}/instances?includefield=00080018&limit=${QIDO_PAGE}&offset=${offset}`,
+          { headers: { accept: 'application/dicom+json' }, signal: AbortSignal.timeout(timeoutMs) },
+        );
+        // Unknown study: 404 (or 204, no matches) by the standard; some servers answer 200 [].
+        if (res.status === 404 || res.status === 204) {
+          await res.body?.cancel();
+          return held;
+        }
+        if (!res.ok) {
+          await res.body?.cancel();
+          throw new Error(`DICOMweb store answered ${res.status} to QIDO-RS`);
+        }
+        const text = await res.text();
+        const page = (text.trim() ? JSON.parse(text) : []) as Array<Record<string, { Value?: unknown[] }>>;
+        for (const item of page) {
+          const uid = item['00080018']?.Value?.[0];
+          if (typeof uid === 'string') held.add(uid);
+        }
+        if (page.length < QIDO_PAGE) return held;
+      }
     },
     async forward(pathAndQuery, accept): Promise<ForwardedResponse> {
       const res = await fetch(`${base}${pathAndQuery}`, {
