@@ -18,6 +18,8 @@ import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries, type GeneratedSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort, startOrthanc, type Orthanc } from '../../apps/server/test/helpers/orthanc';
 import { createTestContext, eventually, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
+import { viewportHasImage } from './first-image';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // BENCH_OURS_OHIF serves our side from another copy of OHIF, e.g. the published one (see below).
@@ -25,17 +27,6 @@ const ohifDir = process.env.BENCH_OURS_OHIF ?? path.join(root, 'apps/viewer/ohif
 const slices = Number(process.env.BENCH_SLICES ?? 120);
 const runs = Number(process.env.BENCH_RUNS ?? 5);
 const warmup = Number(process.env.BENCH_WARMUP ?? 1);
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--enable-unsafe-swiftshader',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 if (!existsSync(path.join(ohifDir, 'index.html')))
   throw new Error('OHIF is missing: run `npm run build -w apps/viewer` first');
@@ -155,22 +146,7 @@ async function timeToFirstImage(
   if (reload) await page.reload({ waitUntil: 'commit' });
   else await page.goto(url, { waitUntil: 'commit' });
   await page
-    .waitForFunction(
-      () => {
-        const c = document.querySelector<HTMLCanvasElement>('canvas.cornerstone-canvas');
-        if (!c || !c.width) return false;
-        const copy = document.createElement('canvas');
-        copy.width = c.width;
-        copy.height = c.height;
-        const g = copy.getContext('2d')!;
-        g.drawImage(c, 0, 0);
-        const d = g.getImageData(0, 0, c.width, c.height).data;
-        for (let i = 0; i < d.length; i += 4 * 7) if (d[i]! > 100) return true;
-        return false;
-      },
-      undefined,
-      { polling: 20, timeout: 120_000 },
-    )
+    .waitForFunction(viewportHasImage, undefined, { polling: 20, timeout: 120_000 })
     .catch(async (err: unknown) => {
       const shot = path.join(tmpdir(), `bench-viewer-${Date.now()}.png`);
       await page.screenshot({ path: shot }).catch(() => undefined);
@@ -197,8 +173,8 @@ async function main() {
   let orthanc: Orthanc | undefined;
   let proxy: http.Server | undefined;
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ARGS,
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
   });
   try {
     const data = (await registerPatient(ctx, 'bench-viewer@example.com')).json().data as {

@@ -21,6 +21,8 @@ import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort } from '../../apps/server/test/helpers/orthanc';
 import { createTestContext, eventually, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
+import { viewportHasImage } from './first-image';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ohifDir = process.env.OHIF_DIR ?? path.join(root, 'apps/viewer/ohif');
@@ -41,18 +43,8 @@ const viewerApp = await buildViewerApp(ctx.services, {
 });
 await viewerApp.listen({ port: viewerPort, host: '127.0.0.1' });
 const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--enable-unsafe-swiftshader',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
+  executablePath: CHROMIUM_PATH,
+  args: CHROMIUM_ARGS,
 });
 try {
   const data = (await registerPatient(ctx, 'waterfall@example.com')).json().data as {
@@ -122,22 +114,10 @@ try {
     if (trace) await browser.startTracing(page, { path: trace, screenshots: false });
     const wall = Date.now();
     await page.goto(url, { waitUntil: 'commit' });
-    await page.waitForFunction(
-      () => {
-        const c = document.querySelector<HTMLCanvasElement>('canvas.cornerstone-canvas');
-        if (!c || !c.width) return false;
-        const copy = document.createElement('canvas');
-        copy.width = c.width;
-        copy.height = c.height;
-        const g = copy.getContext('2d')!;
-        g.drawImage(c, 0, 0);
-        const d = g.getImageData(0, 0, c.width, c.height).data;
-        for (let i = 0; i < d.length; i += 4 * 7) if (d[i]! > 100) return true;
-        return false;
-      },
-      undefined,
-      { polling: 20, timeout: Number(process.env.WATERFALL_TIMEOUT ?? 120_000) },
-    );
+    await page.waitForFunction(viewportHasImage, undefined, {
+      polling: 20,
+      timeout: Number(process.env.WATERFALL_TIMEOUT ?? 120_000),
+    });
     const total = Date.now() - wall;
     if (profile) writeFileSync(profile, JSON.stringify((await cdp.send('Profiler.stop')).profile));
     times.push(total);

@@ -155,21 +155,14 @@ async function openFromMyStudies(page: Page, rowText: string): Promise<{ viewer:
   return { viewer, studyId };
 }
 
-test('a generated series opens in OHIF from My Studies, is drawn, scrolls; strangers and deleted studies get nothing', async ({
-  page,
-  browser,
-}) => {
-  test.setTimeout(240_000);
-  const foreign = onlyOurHosts(page.context());
-  await signUp(page, 'viewer');
-
-  const dir = tempDir('viewer');
-  const series = generateSeries({
-    count: 12,
-    size: 128,
-    patientName: 'Viewer^Phantom',
-    description: 'Viewer phantom',
-  });
+/** Generates a 128×128 series whose slices each carry a known shape, and uploads it from My Studies. */
+async function uploadSeries(
+  page: Page,
+  name: string,
+  opts: { count: number; patientName: string; description: string },
+) {
+  const dir = tempDir(name);
+  const series = generateSeries({ ...opts, size: 128 });
   const files = series.files.map((f, i) => {
     const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
     writeFileSync(file, f.bytes);
@@ -178,6 +171,21 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   await page.goto('/upload?backUrl=/studies');
   await pickFromTile(page, 'Select Files', files);
   await uploadAndReturnToStudies(page);
+}
+
+test('a generated series opens in OHIF from My Studies, is drawn, scrolls; strangers and deleted studies get nothing', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  const foreign = onlyOurHosts(page.context());
+  await signUp(page, 'viewer');
+
+  await uploadSeries(page, 'viewer', {
+    count: 12,
+    patientName: 'Viewer^Phantom',
+    description: 'Viewer phantom',
+  });
 
   // The row shows the study's picture, rendered on the server.
   const thumbnail = studyRow(page, 'Viewer^Phantom').locator('img').first();
@@ -261,21 +269,11 @@ test("a study opens in OHIF from the Dashboard's View Study and is drawn", async
   test.setTimeout(180_000);
   const foreign = onlyOurHosts(page.context());
   await signUp(page, 'viewer-dashboard');
-  const dir = tempDir('viewer-dashboard');
-  const series = generateSeries({
+  await uploadSeries(page, 'viewer-dashboard', {
     count: 6,
-    size: 128,
     patientName: 'Dashboard^Phantom',
     description: 'Dashboard phantom',
   });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
-  });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
   await expect(studyRow(page, 'Dashboard^Phantom')).toBeVisible({ timeout: 90_000 });
 
   await page.goto('/');
