@@ -30,6 +30,8 @@ interface ScanState {
 const MAX_ENTRY = 64 * 1024 * 1024;
 /** Uploads followed at once; beyond it the least recently touched is dropped (the job then reads it). */
 const MAX_UPLOADS = 256;
+/** Results nobody took within this long are dropped. */
+const STALE_AFTER_MS = 60 * 60 * 1000;
 const LOCAL_HEADER = 0x04034b50;
 /** Bytes read at once while scanning. */
 const WINDOW = 8 * 1024 * 1024;
@@ -85,6 +87,9 @@ export class ArchivePrescan {
   }
 
   private evict(): void {
+    // Uploads processed elsewhere (a separate worker) or never processed are not taken here.
+    const stale = Date.now() - STALE_AFTER_MS;
+    for (const [id, s] of this.states) if (s.touched < stale) this.forget(id);
     while (this.states.size > MAX_UPLOADS) {
       let oldest: string | undefined;
       let at = Infinity;
