@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { instances, studies, studyUploads } from '../src/db/schema/index';
+import { instances, studies } from '../src/db/schema/index';
 import {
   buildZip,
-  jobSettled,
   listen,
   makeDicom,
   newPatient,
+  processUploaded,
   storageToken,
   tusUpload,
   uid,
@@ -47,21 +47,6 @@ const sopsOfStudy = async (studyInstanceUid: string) => {
     .map((i) => i.sopInstanceUid)
     .sort();
 };
-const processUploaded = async (objectName: string) => {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/studies/process',
-    headers: ada.auth,
-    payload: { prefix: objectName, jobContext: { uploadType: 'regular' } },
-  });
-  expect(res.statusCode).toBe(202);
-  await jobSettled(ctx, res.json().jobId);
-  const [row] = await ctx.services.database.db
-    .select()
-    .from(studyUploads)
-    .where(eq(studyUploads.objectName, objectName));
-  return row!;
-};
 
 describe('reading an upload while it arrives', () => {
   it('reads every stored entry during the upload, so processing only indexes', async () => {
@@ -70,7 +55,7 @@ describe('reading an upload while it arrives', () => {
     const objectName = `${ada.id}/${randomUUID()}/study.zip`;
     // Small chunks: the archive arrives in many pieces, with entries split across them.
     await tusUpload(base, await storageToken(ctx, ada), objectName, zip, { chunkSize: 4096 });
-    const upload = await processUploaded(objectName);
+    const { upload } = await processUploaded(ctx, ada, objectName);
     expect(upload.status).toBe('completed');
     expect(upload.summary).toMatchObject({
       files: 7,
@@ -125,7 +110,7 @@ describe('reading an upload while it arrives', () => {
 
     const second = series(3);
     await tusUpload(base, token, objectName, buildZip(second.files), { chunkSize: 8192 });
-    const upload = await processUploaded(objectName);
+    const { upload } = await processUploaded(ctx, ada, objectName);
     expect(upload.summary).toMatchObject({ files: 3, instances: 3 });
     expect(await sopsOfStudy(second.studyUid)).toEqual([...second.sops].sort());
     expect(await sopsOfStudy(first.studyUid)).toEqual([]);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { instances, studyUploads } from '../src/db/schema/index';
+import { instances } from '../src/db/schema/index';
 import type { JobDefinition } from '../src/jobs/queue';
 import {
   FIXTURES,
@@ -17,6 +17,7 @@ import {
   uid,
   uploadAndProcess,
   type Patient,
+  processUploaded,
 } from './helpers/studies';
 import { startMotoS3, type LocalS3 } from './helpers/s3rver';
 import { createTestContext, eventually, type TestContext } from './helpers/test-app';
@@ -107,20 +108,7 @@ describe('studies on S3', () => {
     });
     expect((await ctx.services.uploadArea.info(objectName))!.offset).toBe(data.length);
 
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/studies/process',
-      headers: ada.auth,
-      payload: { prefix: objectName, jobContext: { uploadType: 'regular' } },
-    });
-    expect(res.statusCode).toBe(202);
-    const row = await eventually(async () => {
-      const [r] = await ctx.services.database.db
-        .select()
-        .from(studyUploads)
-        .where(eq(studyUploads.objectName, objectName));
-      return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
-    }, 60_000);
+    const { upload: row } = await processUploaded(ctx, ada, objectName, 60_000);
     expect(row.status).toBe('completed');
     studyId = row.studyIds![0]!;
     // The archive and tus's records leave the bucket once the run has finished; the instances stay.

@@ -215,6 +215,11 @@ export function tusUpload(
 export async function uploadAndProcess(ctx: TestContext, baseUrl: string, p: Patient, zip: Buffer) {
   const objectName = `${p.id}/${randomUUID()}/study.zip`;
   await tusUpload(baseUrl, await storageToken(ctx, p), objectName, zip);
+  return { objectName, ...(await processUploaded(ctx, p, objectName)) };
+}
+
+/** Asks for an uploaded archive to be processed and waits for the job to finish; returns the upload record. */
+export async function processUploaded(ctx: TestContext, p: Patient, objectName: string, timeoutMs = 30_000) {
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/api/studies/process',
@@ -228,15 +233,15 @@ export async function uploadAndProcess(ctx: TestContext, baseUrl: string, p: Pat
       .from(studyUploads)
       .where(eq(studyUploads.objectName, objectName));
     return row && (row.status === 'completed' || row.status === 'failed') ? row : undefined;
-  }, 30_000);
+  }, timeoutMs);
   const jobId = res.json().jobId as string;
   // The row turns final inside the job; the clean-up after it (archive, unindexed objects) ends with the job.
-  await jobSettled(ctx, jobId);
-  return { upload, objectName, jobId };
+  await jobSettled(ctx, jobId, timeoutMs);
+  return { upload, jobId };
 }
 
 /** Waits until pg-boss holds the job as finished (completed, failed for good or cancelled). */
-export async function jobSettled(ctx: TestContext, jobId: string): Promise<void> {
+export async function jobSettled(ctx: TestContext, jobId: string, timeoutMs = 30_000): Promise<void> {
   await eventually(async () => {
     const res = await ctx.services.database.sql.executeSql(
       `select state from ${JOB_SCHEMA}.job where id = $1`,
@@ -244,7 +249,7 @@ export async function jobSettled(ctx: TestContext, jobId: string): Promise<void>
     );
     const state = (res.rows[0] as { state?: string } | undefined)?.state;
     return state === 'completed' || state === 'failed' || state === 'cancelled';
-  }, 30_000);
+  }, timeoutMs);
 }
 
 export async function listen(ctx: TestContext): Promise<string> {
