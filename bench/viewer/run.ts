@@ -15,9 +15,10 @@ import { chromium, type Browser } from '@playwright/test';
 import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
 import { extractRelease, pinned } from '../../apps/viewer/ohif-release.mjs';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
-import { generateSeries, type GeneratedSeries } from '../../apps/server/test/helpers/dicom-series';
+import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort, startOrthanc, type Orthanc } from '../../apps/server/test/helpers/orthanc';
-import { createTestContext, eventually, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { createTestContext } from '../../apps/server/test/helpers/test-app';
+import { preparedStudy } from './prepared-study';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
 
@@ -177,25 +178,7 @@ async function main() {
     args: CHROMIUM_ARGS,
   });
   try {
-    const data = (await registerPatient(ctx, 'bench-viewer@example.com')).json().data as {
-      id: string;
-      authToken: string;
-    };
-    const auth = { authorization: `Bearer ${data.authToken}` };
-    const study: GeneratedSeries = generateSeries({ count: slices, size: 512, patientName: 'Bench^Viewer' });
-    const [studyId] = await ingestFiles(
-      ctx,
-      data.id,
-      study.files.map((f) => f.bytes),
-    );
-    // As in the product: the study is prepared before the viewer opens it.
-    await ctx.app.inject({ method: 'POST', url: `/api/studies/transfer/${studyId}`, headers: auth });
-    await eventually(
-      async () =>
-        (await ctx.app.inject({ url: `/api/studies/study/${studyId}`, headers: auth })).json().data.status
-          .transfer.value === 'completed',
-      120_000,
-    );
+    const { studyId, auth, study } = await preparedStudy(ctx, 'bench-viewer@example.com', slices);
 
     orthanc = await startOrthanc();
     for (const f of study.files) {

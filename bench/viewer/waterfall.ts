@@ -17,10 +17,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
-import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
-import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort } from '../../apps/server/test/helpers/orthanc';
-import { createTestContext, eventually, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { createTestContext } from '../../apps/server/test/helpers/test-app';
+import { preparedStudy } from './prepared-study';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
 
@@ -47,24 +46,7 @@ const browser = await chromium.launch({
   args: CHROMIUM_ARGS,
 });
 try {
-  const data = (await registerPatient(ctx, 'waterfall@example.com')).json().data as {
-    id: string;
-    authToken: string;
-  };
-  const auth = { authorization: `Bearer ${data.authToken}` };
-  const study = generateSeries({ count: slices, size: 512, patientName: 'Bench^Viewer' });
-  const [studyId] = await ingestFiles(
-    ctx,
-    data.id,
-    study.files.map((f) => f.bytes),
-  );
-  await ctx.app.inject({ method: 'POST', url: `/api/studies/transfer/${studyId}`, headers: auth });
-  await eventually(
-    async () =>
-      (await ctx.app.inject({ url: `/api/studies/study/${studyId}`, headers: auth })).json().data.status
-        .transfer.value === 'completed',
-    120_000,
-  );
+  const { studyId, auth } = await preparedStudy(ctx, 'waterfall@example.com', slices);
   const times: number[] = [];
   for (let run = 0; run < Number(process.env.WATERFALL_RUNS ?? 1); run++) {
     const url = (await ctx.app.inject({ url: `/api/dicom/viewer/${studyId}`, headers: auth })).json()

@@ -5,7 +5,13 @@ import { FEED_APPLICATION_NAME } from '../src/db/change-feed';
 import { sessions, studies } from '../src/db/schema/index';
 import { hashPassword } from '../src/modules/auth/password';
 import { hashToken } from '../src/modules/auth/tokens';
-import { createTestContext, eventually, strongPassword, type TestContext } from './helpers/test-app';
+import {
+  createTestContext,
+  eventually,
+  registerUser,
+  strongPassword,
+  type TestContext,
+} from './helpers/test-app';
 
 // Sessions are answered from memory after the first lookup; these tests check that every way a
 // session or an account can change still takes effect on the very next request, in this process
@@ -19,20 +25,7 @@ const me = (c: TestContext, token: string) =>
   call(c, { method: 'GET', url: '/api/auth/me', headers: bearer(token) });
 
 async function register(c: TestContext, email: string, extra: Record<string, unknown> = {}) {
-  const res = await call(c, {
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: {
-      email,
-      password: strongPassword,
-      name: 'Pat Smith',
-      role: 'patient',
-      mobilePhone: '+15550100',
-      acceptTerms: true,
-      captcha: await c.captcha(),
-      ...extra,
-    },
-  });
+  const res = await registerUser(c, email, { extra, remoteAddress: freshIp() });
   expect(res.statusCode).toBe(201);
   return res.json().data as { id: string; authToken?: string; refreshToken?: string };
 }

@@ -109,17 +109,28 @@ export function cookieHeader(res: { cookies: Array<{ name: string; value: string
 export const strongPassword = 'Str0ng!Passw0rd';
 
 export async function registerPatient(ctx: TestContext, email: string, password = strongPassword) {
+  return registerUser(ctx, email, { password });
+}
+
+/** POST /api/auth/register with valid patient fields; `extra` overrides or adds fields (e.g. a professional's). */
+export async function registerUser(
+  ctx: TestContext,
+  email: string,
+  opts: { password?: string; extra?: Record<string, unknown>; remoteAddress?: string } = {},
+) {
   return ctx.app.inject({
     method: 'POST',
     url: '/api/auth/register',
+    ...(opts.remoteAddress ? { remoteAddress: opts.remoteAddress } : {}),
     payload: {
       email,
-      password,
+      password: opts.password ?? strongPassword,
       name: 'Ada Lovelace',
       role: 'patient',
       mobilePhone: '+15550100',
       acceptTerms: true,
       captcha: await ctx.captcha(),
+      ...opts.extra,
     },
   });
 }
