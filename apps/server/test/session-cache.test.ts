@@ -273,12 +273,16 @@ describe.skipIf(!process.env.DATABASE_URL)(
       await a?.close();
     });
 
+    // Another instance drops its cached entry when the change's notification reaches it, which
+    // PostgreSQL sends at commit; `settled()` waits for that delivery (one round trip on its
+    // listening connection) so the next request is not raced against the socket read.
     it('a session ended on one instance is refused by the other on the next request', async () => {
       await register(a, 'two-logout@example.com');
       const s = await cachedSession(b, 'two-logout@example.com');
       expect((await me(a, s.authToken)).statusCode).toBe(200);
       const out = await call(a, { method: 'POST', url: '/api/auth/logout', headers: bearer(s.authToken) });
       expect(out.statusCode).toBe(200);
+      await b.services.changes.settled();
       expect((await me(b, s.authToken)).statusCode).toBe(401);
 
       const x = await cachedSession(a, 'two-logout@example.com');
@@ -292,6 +296,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
         headers: bearer(y.authToken),
       });
       expect(others.statusCode).toBe(200);
+      await a.services.changes.settled();
       expect((await me(a, x.authToken)).statusCode).toBe(401);
       expect((await me(b, x.authToken)).statusCode).toBe(401);
       expect((await me(a, y.authToken)).statusCode).toBe(200);
@@ -302,6 +307,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
         payload: { refreshToken: y.refreshToken },
       });
       expect(refreshed.statusCode).toBe(200);
+      await b.services.changes.settled();
       expect((await me(b, y.authToken)).statusCode).toBe(401);
       expect((await me(b, refreshed.json().authToken)).statusCode).toBe(200);
     });
@@ -317,6 +323,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
         headers: bearer(admin),
       });
       expect(approve.statusCode).toBe(200);
+      await b.services.changes.settled();
       expect((await me(b, s.authToken)).json().accountStatus).toBe('active');
     });
 
