@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { instances, studies } from '../src/db/schema/index';
+import { ArchivePrescan } from '../src/modules/studies/archive-prescan';
 import {
   buildZip,
   listen,
@@ -114,5 +118,23 @@ describe('reading an upload while it arrives', () => {
     expect(upload.summary).toMatchObject({ files: 3, instances: 3 });
     expect(await sopsOfStudy(second.studyUid)).toEqual([...second.sops].sort());
     expect(await sopsOfStudy(first.studyUid)).toEqual([]);
+  });
+
+  it('waits for the rest of an entry without another pass until more bytes arrive', async () => {
+    const s1 = series(2);
+    const zip = buildZip(s1.files);
+    const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
+    // The first entry and half of the second have arrived.
+    const secondData = zip.indexOf(s1.files[1]!.data.subarray(0, 256));
+    const arrived = secondData + 100;
+    await writeFile(file, zip.subarray(0, arrived));
+    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    prescan.advance('upload', file, arrived);
+    // It reads the first entry and stops at the incomplete second one instead of polling the file.
+    await vi.waitFor(() => expect(prescan.scanning('upload')).toBe(false), { timeout: 2000 });
+
+    await appendFile(file, zip.subarray(arrived));
+    const entries = await prescan.take('upload', zip.length);
+    expect([...entries!.values()].map((e) => e.outcome.kind)).toEqual(['instance', 'instance']);
   });
 });

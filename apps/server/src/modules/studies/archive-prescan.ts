@@ -80,6 +80,11 @@ export class ArchivePrescan {
     return state.entries;
   }
 
+  /** Whether a pass over `id` is under way (it stops when it reaches bytes that have not arrived). */
+  scanning(id: string): boolean {
+    return Boolean(this.states.get(id)?.running);
+  }
+
   forget(id: string): void {
     const state = this.states.get(id);
     if (state) state.stopped = true;
@@ -99,6 +104,8 @@ export class ArchivePrescan {
   }
 
   private async run(id: string, state: ScanState): Promise<void> {
+    // What this pass may read; only bytes beyond it are a reason for another pass.
+    const passEnd = state.available;
     try {
       const fh = await open(state.path, 'r');
       // Entries are read through a window of up to WINDOW bytes, so small files cost no read each.
@@ -107,13 +114,13 @@ export class ArchivePrescan {
       const bytesAt = async (pos: number, length: number): Promise<Buffer> => {
         if (pos >= windowStart && pos + length <= windowStart + window.length)
           return window.subarray(pos - windowStart, pos - windowStart + length);
-        window = await readFileRange(fh, pos, Math.max(length, Math.min(WINDOW, state.available - pos)));
+        window = await readFileRange(fh, pos, Math.max(length, Math.min(WINDOW, passEnd - pos)));
         windowStart = pos;
         return window.subarray(0, Math.min(length, window.length));
       };
       try {
         for (;;) {
-          if (state.stopped || state.next + 30 > state.available) break;
+          if (state.stopped || state.next + 30 > passEnd) break;
           const header = await bytesAt(state.next, 30);
           if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) {
             // The central directory (or something we do not follow): nothing more to scan.
@@ -131,7 +138,7 @@ export class ArchivePrescan {
             break;
           }
           const end = dataOffset + compressed;
-          if (end > state.available) break;
+          if (end > passEnd) break;
           if (method === 0 && compressed === size && size <= MAX_ENTRY) {
             const data = await bytesAt(dataOffset, size);
             if (data.length === size && crcOf(data) === crc) {
@@ -157,8 +164,14 @@ export class ArchivePrescan {
     } finally {
       state.running = null;
     }
-    // Bytes that arrived while this pass ran.
-    if (!state.stopped && state.next + 30 <= state.available && this.states.get(id) === state)
+    // Bytes that arrived while this pass ran. Without new bytes another pass would find the same
+    // incomplete entry and spin (open, read, sync) until the next chunk lands.
+    if (
+      !state.stopped &&
+      state.available > passEnd &&
+      state.next + 30 <= state.available &&
+      this.states.get(id) === state
+    )
       state.running = this.run(id, state);
   }
 }

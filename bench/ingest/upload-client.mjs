@@ -1,0 +1,55 @@
+// Upload client for bench/ingest/run.ts, in its own process as a browser would be, so that sending
+// the bytes does not take the server's event loop. Reads one JSON job from argv, reads the archive
+// into memory before it starts the clock, uploads it and prints one line {start, end} in epoch
+// milliseconds.
+//   {"mode":"tus","file":…,"endpoint":…,"token":…,"objectName":…,"chunkSize":…,"process":{url,headers,body}}
+// With `process`, it then asks for processing at once, as the upload page does ({processed} is
+// when that call answered).
+//   {"mode":"put","file":…,"url":…}   (a plain HTTP PUT of the same bytes)
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { Upload } from 'tus-js-client';
+
+const job = JSON.parse(process.argv[2] ?? '{}');
+const data = readFileSync(job.file);
+const now = () => performance.timeOrigin + performance.now();
+
+function tus() {
+  return new Promise((resolve, reject) => {
+    const upload = new Upload(data, {
+      endpoint: job.endpoint,
+      chunkSize: job.chunkSize,
+      retryDelays: [],
+      metadata: { objectName: job.objectName, filetype: 'application/zip' },
+      headers: { Authorization: `Bearer ${job.token}` },
+      onError: reject,
+      onSuccess: resolve,
+    });
+    upload.start();
+  });
+}
+
+function put() {
+  return new Promise((resolve, reject) => {
+    const req = http.request(job.url, { method: 'PUT', headers: { 'content-length': data.length } }, (res) =>
+      res.resume().on('end', resolve),
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const start = now();
+await (job.mode === 'put' ? put() : tus());
+const end = now();
+let processed;
+if (job.process) {
+  const res = await fetch(job.process.url, {
+    method: 'POST',
+    headers: { ...job.process.headers, 'content-type': 'application/json' },
+    body: JSON.stringify(job.process.body),
+  });
+  if (res.status !== 202) throw new Error(`process call answered ${res.status}: ${await res.text()}`);
+  processed = now();
+}
+process.stdout.write(`${JSON.stringify({ start, end, processed })}\n`);
