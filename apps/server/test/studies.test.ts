@@ -58,9 +58,14 @@ describe('upload, process, list', () => {
     const mr = data.find((s) => s.metadata.modality === 'MR')!;
     expect(mr).toMatchObject({
       studyId: '1.3.6.1.4.1.5962.1.2.4.20040826185059.5457',
-      ownerId: ada.id,
       status: { process: { value: 'completed' } },
       metadata: { patientName: 'CompressedSamples^MR1', modality: 'MR', studyDate: '2004-08-26' },
+    });
+    // Counts, size and owner come with the study itself, not with every row of the list.
+    const full = await ctx.app.inject({ url: `/api/studies/study/${mr.id}`, headers: ada.auth });
+    expect(full.json().data).toMatchObject({
+      ownerId: ada.id,
+      metadata: { modalities: ['MR'] },
       seriesCount: 1,
       instanceCount: 1,
       sizeBytes: files[0]!.data.length,

@@ -45,7 +45,20 @@ export const studySchema = z.object({
 });
 export type Study = z.infer<typeof studySchema>;
 
-export const studyListSchema = z.object({ data: z.array(studySchema) });
+/**
+ * One row of the studies list: the spec's Study plus what the list pages show (Info dialog's patient
+ * details, Latest Completion). Counts, size, owner and the other header fields are read per study
+ * (`GET /api/studies/study/{id}`): the list is fetched whole and often, so every byte is paid 1,000
+ * times, and patient data nobody displays stays on the server.
+ */
+export const studyListItemSchema = studySchema
+  .omit({ ownerId: true, seriesCount: true, instanceCount: true, sizeBytes: true })
+  .extend({
+    metadata: studyMetadataSchema.omit({ modalities: true, accessionNumber: true, bodyPart: true }),
+  });
+export type StudyListItem = z.infer<typeof studyListItemSchema>;
+
+export const studyListSchema = z.object({ data: z.array(studyListItemSchema) });
 export const studyResponseSchema = z.object({ data: studySchema });
 
 /** Spec §3 Analysis-page study. */

@@ -58,7 +58,7 @@ export function studiesRoutes(services: Services): FastifyPluginAsyncZod {
           ifNoneMatch,
         );
         // no-cache: the browser keeps the list but revalidates every time, getting a 304 while it stands.
-        // The bytes were serialised from DTOs built field by field to studySchema (toStudyDto) when the
+        // The bytes were serialised from DTOs built field by field to studyListItemSchema (toStudyListItemDto) when the
         // list last changed; Fastify sends a Buffer as is, so the schema types do not apply to it.
         const raw = reply as unknown as FastifyReply;
         const gzip = acceptsGzip(req.headers['accept-encoding']);

@@ -1,4 +1,4 @@
-import type { AnalysisStudy, Study } from '@mi/contracts/studies';
+import type { AnalysisStudy, Study, StudyListItem } from '@mi/contracts/studies';
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
 import type { JobQueue } from '../../jobs/queue';
@@ -40,7 +40,7 @@ export function createStudiesService(deps: Deps) {
     version: (ownerId) => repo.listVersion(ownerId),
     async build(ownerId) {
       const rows = await repo.listCompleted(ownerId);
-      return { json: JSON.stringify({ data: rows.map(toStudyDto) }), count: rows.length };
+      return { json: JSON.stringify({ data: rows.map(toStudyListItemDto) }), count: rows.length };
     },
   });
 
@@ -269,13 +269,12 @@ function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
-export function toStudyDto(row: StudyRow): Study {
-  const modality = row.modalities.length > 0 ? row.modalities.join('/') : null;
+/** A row of the studies list (`studyListItemSchema`): what the list pages show, nothing more. */
+export function toStudyListItemDto(row: StudyRow): StudyListItem {
   return {
     _id: row.id,
     id: row.id,
     studyId: row.studyInstanceUid,
-    ownerId: row.ownerId,
     createdAt: row.createdAt.toISOString(),
     status: {
       process: { value: row.processStatus, reason: row.processReason },
@@ -288,16 +287,28 @@ export function toStudyDto(row: StudyRow): Study {
       patientId: row.patientId,
       patientBirthDate: row.patientBirthDate,
       patientSex: row.patientSex,
-      modality,
-      modalities: row.modalities,
+      modality: row.modalities.length > 0 ? row.modalities.join('/') : null,
       studyDate: row.studyDate,
+    },
+    latestCompletionDate: null,
+  };
+}
+
+/** One study in full (`GET /api/studies/study/{id}`). */
+export function toStudyDto(row: StudyRow): Study {
+  const item = toStudyListItemDto(row);
+  return {
+    ...item,
+    ownerId: row.ownerId,
+    metadata: {
+      ...item.metadata,
+      modalities: row.modalities,
       accessionNumber: row.accessionNumber,
       bodyPart: row.bodyPart,
     },
     seriesCount: row.seriesCount,
     instanceCount: row.instanceCount,
     sizeBytes: row.sizeBytes,
-    latestCompletionDate: null,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, ApiError } from '@/lib/api-client';
 
@@ -6,9 +6,9 @@ import { api, ApiError } from '@/lib/api-client';
 export const userStudiesQueryKey = (userId: string) => ['/api/studies/user', userId] as const;
 
 /** GET /api/studies/user/{userId}: the user's completed studies. */
-export async function getUserStudies(userId: string, signal?: AbortSignal): Promise<Study[]> {
+export async function getUserStudies(userId: string, signal?: AbortSignal): Promise<StudyListItem[]> {
   try {
-    const res = await api.get<{ data: Study[] }>(`/api/studies/user/${encodeURIComponent(userId)}`, {
+    const res = await api.get<{ data: StudyListItem[] }>(`/api/studies/user/${encodeURIComponent(userId)}`, {
       signal,
     });
     return res.data;

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { Button } from '@/components/ui/button';
 import {
   Dialog,
@@ -15,9 +15,9 @@ export function DeleteStudyDialog({
   onCancel,
   onConfirm,
 }: {
-  study: Study | null;
+  study: StudyListItem | null;
   onCancel: () => void;
-  onConfirm: (study: Study) => void;
+  onConfirm: (study: StudyListItem) => void;
 }) {
   return (
     <Dialog open={study !== null} onOpenChange={(open) => !open && onCancel()}>

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { FileImage, RefreshCw } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { EmptyState } from '@/components/empty-state';
@@ -42,8 +42,8 @@ export function MyStudies({
   const downloadStudy = useDownloadStudy();
   const [filter, setFilter] = useState<StudyFilter>(EMPTY_FILTER);
   const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
-  const [infoStudy, setInfoStudy] = useState<Study | null>(null);
-  const [deleting, setDeleting] = useState<Study | null>(null);
+  const [infoStudy, setInfoStudy] = useState<StudyListItem | null>(null);
+  const [deleting, setDeleting] = useState<StudyListItem | null>(null);
 
   const all = studies.data;
   const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
@@ -52,7 +52,7 @@ export function MyStudies({
     [all, filter, newOnly, sort],
   );
 
-  const confirmDelete = (study: Study) => {
+  const confirmDelete = (study: StudyListItem) => {
     setDeleting(null);
     deleteStudy.mutate(
       { userId, studyId: study.id },
@@ -69,7 +69,7 @@ export function MyStudies({
     );
   };
 
-  const download = (study: Study) =>
+  const download = (study: StudyListItem) =>
     downloadStudy.mutate(study.id, {
       onSuccess: () =>
         toast({ title: 'Downloading Study', description: 'Your download will begin shortly...' }),

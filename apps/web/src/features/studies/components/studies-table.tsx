@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { ArrowDown, ArrowUp, ArrowUpDown, Download, Eye, Info, MoreHorizontal, Trash2 } from 'lucide-react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
@@ -65,16 +65,16 @@ function SortHeader({
 }
 
 export interface StudyRowHandlers {
-  onInfo: (study: Study) => void;
-  onDelete: (study: Study) => void;
-  onDownload: (study: Study) => void;
+  onInfo: (study: StudyListItem) => void;
+  onDelete: (study: StudyListItem) => void;
+  onDownload: (study: StudyListItem) => void;
 }
 
 function NA() {
   return <span className="text-muted-foreground">N/A</span>;
 }
 
-function StudyRow({ study, handlers }: { study: Study; handlers: StudyRowHandlers }) {
+function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRowHandlers }) {
   const m = study.metadata;
   const process = study.status.process;
   return (
@@ -168,7 +168,7 @@ export function StudiesTable({
   onSort,
   handlers,
 }: {
-  studies: Study[];
+  studies: StudyListItem[];
   sort: StudySort;
   onSort: (key: StudySortKey) => void;
   handlers: StudyRowHandlers;

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { Eye, FileImage, FlaskConical } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
@@ -17,7 +17,7 @@ import {
 } from '../utils/study-list';
 import { ModalitySelect, SearchInput } from './study-filter-bar';
 
-function StudyCard({ study }: { study: Study }) {
+function StudyCard({ study }: { study: StudyListItem }) {
   const m = study.metadata;
   return (
     <Card className="flex min-w-0 flex-col gap-3 p-4">
@@ -68,7 +68,7 @@ export function StudyCards({
   isPending,
   error,
 }: {
-  studies: Study[] | undefined;
+  studies: StudyListItem[] | undefined;
   isPending: boolean;
   error: unknown;
 }) {

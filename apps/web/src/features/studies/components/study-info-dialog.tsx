@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { formatDate } from '@/lib/format';
 
@@ -6,7 +6,7 @@ function orNA(value: string | null | undefined): string {
   return value?.trim() ? value : 'N/A';
 }
 
-function patientInformation(study: Study): string {
+function patientInformation(study: StudyListItem): string {
   const m = study.metadata;
   const parts = [
     m.patientName,
@@ -18,7 +18,7 @@ function patientInformation(study: Study): string {
 }
 
 /** Spec §2 'Study Information': every missing value reads 'N/A'. Text from the files is shown as text. */
-export function StudyInfoDialog({ study, onClose }: { study: Study | null; onClose: () => void }) {
+export function StudyInfoDialog({ study, onClose }: { study: StudyListItem | null; onClose: () => void }) {
   const rows: [string, string][] = study
     ? [
         ['Study ID', orNA(study.id)],

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
 
 /** Spec §2 sortable keys. */
@@ -36,12 +36,12 @@ function time(value: string | null | undefined): number {
 }
 
 /** Spec §5: a study without a date counts as the epoch. */
-function studyDateTime(study: Study): number {
+function studyDateTime(study: StudyListItem): number {
   return time(study.metadata.studyDate);
 }
 
 /** Spec §5: substring on description, id, modality or patient name (any case). */
-export function matchesSearch(study: Study, search: string): boolean {
+export function matchesSearch(study: StudyListItem, search: string): boolean {
   const needle = search.trim().toLowerCase();
   if (!needle) return true;
   return [
@@ -53,12 +53,12 @@ export function matchesSearch(study: Study, search: string): boolean {
 }
 
 /** Spec §5: modality filter by equality (any case); 'all' keeps everything. */
-export function matchesModality(study: Study, modality: string): boolean {
+export function matchesModality(study: StudyListItem, modality: string): boolean {
   if (modality === 'all') return true;
   return (study.metadata.modality ?? '').toLowerCase() === modality.toLowerCase();
 }
 
-export function filterStudies(studies: readonly Study[], filter: StudyFilter): Study[] {
+export function filterStudies(studies: readonly StudyListItem[], filter: StudyFilter): StudyListItem[] {
   const from = filter.date.from ? startOfDay(filter.date.from).getTime() : -Infinity;
   const to = filter.date.to ? endOfDay(filter.date.to).getTime() : Infinity;
   return studies.filter((study) => {
@@ -72,13 +72,13 @@ export function filterStudies(studies: readonly Study[], filter: StudyFilter): S
 }
 
 /** The distinct modalities of the list (one entry per spelling in any case), sorted. */
-export function distinctModalities(studies: readonly Study[]): string[] {
+export function distinctModalities(studies: readonly StudyListItem[]): string[] {
   const set = new Set<string>();
   for (const s of studies) if (s.metadata.modality) set.add(s.metadata.modality.toUpperCase());
   return [...set].sort((a, b) => a.localeCompare(b));
 }
 
-function sortValue(study: Study, key: StudySortKey): string | number {
+function sortValue(study: StudyListItem, key: StudySortKey): string | number {
   switch (key) {
     // The first column shows the description; sorting it by its text is what a user expects.
     case 'id':
@@ -96,7 +96,7 @@ function sortValue(study: Study, key: StudySortKey): string | number {
   }
 }
 
-export function sortStudies(studies: readonly Study[], sort: StudySort): Study[] {
+export function sortStudies(studies: readonly StudyListItem[], sort: StudySort): StudyListItem[] {
   const factor = sort.direction === 'asc' ? 1 : -1;
   return [...studies].sort((a, b) => {
     const va = sortValue(a, sort.key);
@@ -109,13 +109,13 @@ export function sortStudies(studies: readonly Study[], sort: StudySort): Study[]
 }
 
 /** Spec §2: Get Analysis target; study name and patient name URL-encoded, 'N/A' when missing. */
-export function analysisHref(study: Study): string {
+export function analysisHref(study: StudyListItem): string {
   const studyName = encodeURIComponent(study.metadata.studyDescription || 'N/A');
   const patientName = encodeURIComponent(study.metadata.patientName || 'N/A');
   return `/services/available?action=getanalysis&studyId=${encodeURIComponent(study.id)}&studyName=${studyName}&patientName=${patientName}`;
 }
 
 /** Spec §2: the viewer preparation page of a study. */
-export function viewerHref(study: Study): string {
+export function viewerHref(study: StudyListItem): string {
   return `/studies/transfer/${encodeURIComponent(study.id)}`;
 }
