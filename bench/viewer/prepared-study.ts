@@ -10,7 +10,7 @@ export async function preparedStudy(
   ctx: TestContext,
   email: string,
   slices: number,
-): Promise<{ studyId: string; auth: { authorization: string }; study: GeneratedSeries }> {
+): Promise<{ studyId: string; userId: string; auth: { authorization: string }; study: GeneratedSeries }> {
   const data = (await registerPatient(ctx, email)).json().data as { id: string; authToken: string };
   const auth = { authorization: `Bearer ${data.authToken}` };
   const study = generateSeries({ count: slices, size: 512, patientName: 'Bench^Viewer' });
@@ -26,5 +26,5 @@ export async function preparedStudy(
         .transfer.value === 'completed',
     120_000,
   );
-  return { studyId: studyId!, auth, study };
+  return { studyId: studyId!, userId: data.id, auth, study };
 }

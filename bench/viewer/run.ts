@@ -178,7 +178,7 @@ async function main() {
     args: CHROMIUM_ARGS,
   });
   try {
-    const { studyId, auth, study } = await preparedStudy(ctx, 'bench-viewer@example.com', slices);
+    const { studyId, userId, auth, study } = await preparedStudy(ctx, 'bench-viewer@example.com', slices);
 
     orthanc = await startOrthanc();
     for (const f of study.files) {
@@ -229,7 +229,7 @@ async function main() {
     const big = generateSeries({ count: 300, size: 512, patientName: 'Bench^Metadata' });
     await ingestFiles(
       ctx,
-      data.id,
+      userId,
       big.files.map((f) => f.bytes),
     );
     for (const f of big.files) await fetch(`${orthanc.url}/instances`, { method: 'POST', body: f.bytes });
