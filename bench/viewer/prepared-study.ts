@@ -1,6 +1,29 @@
+import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries, type GeneratedSeries } from '../../apps/server/test/helpers/dicom-series';
-import { eventually, registerPatient, type TestContext } from '../../apps/server/test/helpers/test-app';
+import { freePort } from '../../apps/server/test/helpers/orthanc';
+import {
+  createTestContext,
+  eventually,
+  registerPatient,
+  type TestContext,
+} from '../../apps/server/test/helpers/test-app';
+
+/**
+ * The app (in-process, for API calls) and its viewer origin listening on a free local port, serving
+ * OHIF from `ohifDir` with `appConfigFile`, as the viewer benchmarks use them.
+ */
+export async function startViewerOrigin(opts: { ohifDir: string; appConfigFile: string }) {
+  const viewerPort = await freePort();
+  const ctx = await createTestContext({
+    LOG_LEVEL: 'silent',
+    DEFAULT_MAX_STORAGE_GB: '100',
+    VIEWER_PUBLIC_URL: `http://127.0.0.1:${viewerPort}`,
+  });
+  const viewerApp = await buildViewerApp(ctx.services, { ...opts, logRequests: false });
+  await viewerApp.listen({ port: viewerPort, host: '127.0.0.1' });
+  return { ctx, viewerApp };
+}
 
 /**
  * A new patient with a generated CT-like series of `slices` 512×512 slices, stored and prepared for

@@ -12,13 +12,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from '@playwright/test';
-import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
 import { extractRelease, pinned } from '../../apps/viewer/ohif-release.mjs';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { freePort, startOrthanc, type Orthanc } from '../../apps/server/test/helpers/orthanc';
-import { createTestContext } from '../../apps/server/test/helpers/test-app';
-import { preparedStudy } from './prepared-study';
+import { preparedStudy, startViewerOrigin } from './prepared-study';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
 
@@ -159,18 +157,10 @@ async function timeToFirstImage(
 }
 
 async function main() {
-  const viewerPort = await freePort();
-  const ctx = await createTestContext({
-    LOG_LEVEL: 'silent',
-    DEFAULT_MAX_STORAGE_GB: '100',
-    VIEWER_PUBLIC_URL: `http://127.0.0.1:${viewerPort}`,
-  });
-  const viewerApp = await buildViewerApp(ctx.services, {
+  const { ctx, viewerApp } = await startViewerOrigin({
     ohifDir,
     appConfigFile: path.join(root, 'apps/viewer/app-config.js'),
-    logRequests: false,
   });
-  await viewerApp.listen({ port: viewerPort, host: '127.0.0.1' });
   let orthanc: Orthanc | undefined;
   let proxy: http.Server | undefined;
   const browser = await chromium.launch({

@@ -16,10 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { buildViewerApp } from '../../apps/server/src/modules/viewer/viewer-app';
-import { freePort } from '../../apps/server/test/helpers/orthanc';
-import { createTestContext } from '../../apps/server/test/helpers/test-app';
-import { preparedStudy } from './prepared-study';
+import { preparedStudy, startViewerOrigin } from './prepared-study';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
 
@@ -29,18 +26,10 @@ const slices = Number(process.env.BENCH_SLICES ?? 120);
 if (!existsSync(path.join(ohifDir, 'index.html')))
   throw new Error('run `npm run build -w apps/viewer` first');
 
-const viewerPort = await freePort();
-const ctx = await createTestContext({
-  LOG_LEVEL: 'silent',
-  DEFAULT_MAX_STORAGE_GB: '100',
-  VIEWER_PUBLIC_URL: `http://127.0.0.1:${viewerPort}`,
-});
-const viewerApp = await buildViewerApp(ctx.services, {
+const { ctx, viewerApp } = await startViewerOrigin({
   ohifDir,
   appConfigFile: process.env.APP_CONFIG ?? path.join(root, 'apps/viewer/app-config.js'),
-  logRequests: false,
 });
-await viewerApp.listen({ port: viewerPort, host: '127.0.0.1' });
 const browser = await chromium.launch({
   executablePath: CHROMIUM_PATH,
   args: CHROMIUM_ARGS,
