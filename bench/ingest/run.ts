@@ -31,7 +31,7 @@ import { createTestContext, eventually } from '../../apps/server/test/helpers/te
 
 const sets = (process.env.BENCH_SETS ?? 'ct,small').split(',');
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 5000);
-const uploadClientScript = fileURLToPath(new URL('./upload-client.mjs', import.meta.url));
+const uploadClientScript = fileURLToPath(new URL('./upload-client.ts', import.meta.url));
 // The archive under test, written once per set for the upload client to read.
 const zipFile = path.join(await mkdtemp(path.join(tmpdir(), 'bench-ingest-')), 'study.zip');
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
@@ -91,15 +91,19 @@ async function plainHttpRate(dir: string, data: Buffer): Promise<number> {
 }
 
 /**
- * Runs `upload-client.mjs` in its own process, as the browser is: sending the bytes must not take
+ * Runs `upload-client.ts` in its own process, as the browser is: sending the bytes must not take
  * the server's event loop. Resolves as soon as it reports (not when its process has exited) with
  * when it started sending and when the upload ended (epoch ms).
  */
 function uploadClient(job: Record<string, unknown>): Promise<{ start: number; end: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [uploadClientScript, JSON.stringify(job)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), uploadClientScript, JSON.stringify(job)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -164,7 +168,7 @@ try {
     await uploadClient({
       mode: 'tus',
       file: zipFile,
-      endpoint: `${base}/api/uploads`,
+      base,
       token: await storageToken(ctx, warm),
       objectName,
       chunkSize: 32 * 1024 * 1024,
@@ -184,7 +188,7 @@ try {
     const { start: t0, end: tUpload } = await uploadClient({
       mode: 'tus',
       file: zipFile,
-      endpoint: `${base}/api/uploads`,
+      base,
       token,
       objectName,
       // The browser's chunk size (apps/web/src/features/upload/utils/tus-upload.ts).

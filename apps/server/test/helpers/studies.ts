@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { deflateRawSync, crc32 } from 'node:zlib';
 import dcmjs from 'dcmjs';
 import { eq } from 'drizzle-orm';
-import { Upload } from 'tus-js-client';
 import yauzl from 'yauzl';
 import { studyUploads } from '../../src/db/schema/index';
 import { JOB_SCHEMA } from '../../src/jobs/queue';
 import { eventually, registerPatient, type TestContext } from './test-app';
+import { tusUpload } from './tus-upload';
+
+export { tusUpload };
 
 export const FIXTURES = '../shared/fixtures/dicom/pydicom';
 
@@ -185,30 +187,6 @@ export async function newPatient(ctx: TestContext, email: string): Promise<Patie
 export async function storageToken(ctx: TestContext, p: Patient): Promise<string> {
   const res = await ctx.app.inject({ method: 'GET', url: '/api/storage/token', headers: p.auth });
   return res.json().accessToken as string;
-}
-
-/** Uploads bytes through the real tus protocol with tus-js-client; resolves with the upload URL. */
-export function tusUpload(
-  baseUrl: string,
-  accessToken: string,
-  objectName: string,
-  data: Buffer,
-  opts: { chunkSize?: number; uploadUrl?: string; onChunk?: (upload: Upload, offset: number) => void } = {},
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const upload: Upload = new Upload(data, {
-      endpoint: `${baseUrl}/api/uploads`,
-      ...(opts.uploadUrl ? { uploadUrl: opts.uploadUrl } : {}),
-      chunkSize: opts.chunkSize ?? 16 * 1024 * 1024,
-      retryDelays: [],
-      metadata: { objectName, filetype: 'application/zip' },
-      headers: { Authorization: `Bearer ${accessToken}` },
-      onChunkComplete: (_size, sent) => opts.onChunk?.(upload, sent),
-      onError: reject,
-      onSuccess: () => resolve(upload.url!),
-    });
-    upload.start();
-  });
 }
 
 /** Upload a ZIP, ask for processing and wait for the job to finish; returns the upload record. */

@@ -2,34 +2,19 @@
 // the bytes does not take the server's event loop. Reads one JSON job from argv, reads the archive
 // into memory before it starts the clock, uploads it and prints one line {start, end} in epoch
 // milliseconds.
-//   {"mode":"tus","file":…,"endpoint":…,"token":…,"objectName":…,"chunkSize":…,"process":{url,headers,body}}
+//   {"mode":"tus","file":…,"base":…,"token":…,"objectName":…,"chunkSize":…,"process":{url,headers,body}}
+//   {"mode":"put","file":…,"url":…}   (a plain HTTP PUT of the same bytes)
 // With `process`, it then asks for processing at once, as the upload page does ({processed} is
 // when that call answered).
-//   {"mode":"put","file":…,"url":…}   (a plain HTTP PUT of the same bytes)
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { Upload } from 'tus-js-client';
+import { tusUpload } from '../../apps/server/test/helpers/tus-upload';
 
 const job = JSON.parse(process.argv[2] ?? '{}');
 const data = readFileSync(job.file);
 const now = () => performance.timeOrigin + performance.now();
 
-function tus() {
-  return new Promise((resolve, reject) => {
-    const upload = new Upload(data, {
-      endpoint: job.endpoint,
-      chunkSize: job.chunkSize,
-      retryDelays: [],
-      metadata: { objectName: job.objectName, filetype: 'application/zip' },
-      headers: { Authorization: `Bearer ${job.token}` },
-      onError: reject,
-      onSuccess: resolve,
-    });
-    upload.start();
-  });
-}
-
-function put() {
+function put(): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.request(job.url, { method: 'PUT', headers: { 'content-length': data.length } }, (res) =>
       res.resume().on('end', resolve),
@@ -40,9 +25,10 @@ function put() {
 }
 
 const start = now();
-await (job.mode === 'put' ? put() : tus());
+if (job.mode === 'put') await put();
+else await tusUpload(job.base, job.token, job.objectName, data, { chunkSize: job.chunkSize });
 const end = now();
-let processed;
+let processed: number | undefined;
 if (job.process) {
   const res = await fetch(job.process.url, {
     method: 'POST',
