@@ -87,6 +87,25 @@
     return originalFetch.call(this, input, init);
   };
 
+  // Where WebGL is only emulated in software (no GPU, or one the browser refuses: SwiftShader,
+  // llvmpipe), images are drawn on the CPU: that path shows the first image sooner and scrolls
+  // faster there. Without WebGL at all it is the only path (OHIF would otherwise insist on WebGL,
+  // overriding cornerstone's own fallback). Volume rendering and MPR need a GPU either way.
+  function webglIsSoftwareOrMissing() {
+    try {
+      var canvas = document.createElement('canvas');
+      var gl = canvas.getContext('webgl2') || canvas.getContext('webgl');
+      if (!gl) return true;
+      var info = gl.getExtension('WEBGL_debug_renderer_info');
+      var renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      var lose = gl.getExtension('WEBGL_lose_context');
+      if (lose) lose.loseContext();
+      return /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer);
+    } catch {
+      return false;
+    }
+  }
+
   window.config = {
     routerBasename: null,
     extensions: [],
@@ -95,7 +114,9 @@
     showStudyList: false,
     maxNumberOfWebWorkers: 2,
     showWarningMessageForCrossOrigin: false,
-    showCPUFallbackMessage: true,
+    useCPURendering: webglIsSoftwareOrMissing(),
+    // OHIF's notice would cover the image on every visit; the choice above is ours, not a failure.
+    showCPUFallbackMessage: false,
     showLoadingIndicator: true,
     strictZSpacingForVolumeViewport: true,
     investigationalUseDialog: { option: 'never' },
@@ -119,7 +140,9 @@
           supportsStow: false,
           dicomUploadEnabled: false,
           imageRendering: 'wadors',
-          thumbnailRendering: 'wadors',
+          // Series thumbnails are drawn by the server (DICOMweb /thumbnail), not by a second
+          // rendering engine in the page competing with the first image.
+          thumbnailRendering: 'thumbnail',
           enableStudyLazyLoad: true,
           supportsFuzzyMatching: true,
           supportsWildcard: true,

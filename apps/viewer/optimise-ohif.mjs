@@ -4,20 +4,29 @@
 //
 // 1. JavaScript bundles and CSS are minified (whitespace and syntax only: names are kept, so code
 //    that reads a function's or class's name behaves as before).
-// 2. index.html preloads, beside the main bundle, the chunks, styles and font the first image needs
+// 2. index.html loads, beside the main bundle, the chunks, styles and font the first image needs
 //    (first-image.json, recorded from the request waterfall of this release with
 //    bench/viewer/waterfall.ts), so they arrive while the main bundle is still being parsed
-//    instead of in four successive waves after it has started.
-// 3. Every compressible file is stored beside a brotli (.br) and a gzip (.gz) copy, which the
+//    instead of in four successive waves after it has started. The chunks run as deferred
+//    scripts before it: running a webpack chunk only registers its modules, and the browser
+//    compiles deferred scripts off the main thread, where it would otherwise compile each chunk
+//    on the main thread when the app first asks for it.
+// 3. The main bundle's modules are moved into a few scripts of about equal size that run before it
+//    (see splitMainBundle), so the browser compiles them on several threads at once.
+// 4. Every compressible file is stored beside a brotli (.br) and a gzip (.gz) copy, which the
 //    server sends to browsers that accept them (Content-Encoding, Vary: Accept-Encoding).
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { parse } from 'acorn';
 import { transform } from 'esbuild';
 
 /** Bump when the steps below change, so installed copies are processed again. */
-export const OPTIMISE_VERSION = 3;
+export const OPTIMISE_VERSION = 5;
+/** How many scripts the main bundle's modules are spread over. */
+export const MAIN_BUNDLE_PARTS = Number(process.env.OHIF_MAIN_PARTS ?? 3);
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -63,12 +72,70 @@ async function minify(dir, files) {
   });
 }
 
+const MAIN_BUNDLE = /^app\.bundle\.[0-9a-f]+\.js$/;
+const contentName = (prefix, code) =>
+  `${prefix}.${createHash('sha256').update(code).digest('hex').slice(0, 20)}.js`;
+
 /**
- * Tags that fetch the first image's chunks, styles and font with the page. Chunks are preloaded,
- * not run: webpack still runs each when the app asks for it, exactly as before (some read
- * `document.currentScript` while they start), but from the memory cache instead of the network.
+ * The main bundle holds about 10 MB of module code, and Chromium compiles a script on one
+ * background thread while it arrives: on a cold start the page waits for that one thread. Here its
+ * module table moves, unchanged, into `parts` scripts of about equal size, each registering its
+ * modules the way webpack's own chunks do (`webpackChunk.push`); the main bundle keeps webpack's
+ * runtime and start-up, which take those modules in before requiring any (the runtime reads the
+ * queue first). The parts run before the main bundle, in order (`defer`), and compile in parallel.
+ * Every file gets a new content-hashed name, as cached copies of the old names stay valid forever.
+ * Returns the script names to load, in order.
  */
-function firstImageTags(dir, firstImage) {
+export function splitMainBundle(dir, parts = MAIN_BUNDLE_PARTS) {
+  const mainName = readdirSync(dir).find((f) => MAIN_BUNDLE.test(f));
+  if (!mainName) throw new Error('OHIF main bundle not found; update optimise-ohif.mjs');
+  const source = readFileSync(path.join(dir, mainName), 'utf8');
+  let table;
+  // The module table is `var __webpack_modules__ = {…}` at the top of webpack's bootstrap function.
+  const bootstrap = parse(source, { ecmaVersion: 'latest' }).body[0]?.expression?.callee?.body?.body ?? [];
+  for (const statement of bootstrap) {
+    if (statement.type !== 'VariableDeclaration') continue;
+    const declarator = statement.declarations.find((d) => d.id.name === '__webpack_modules__');
+    if (declarator?.init?.type === 'ObjectExpression') table = declarator.init;
+  }
+  if (
+    !table ||
+    !/chunkLoadingGlobal=globalThis\.webpackChunk=globalThis\.webpackChunk\|\|\[\];chunkLoadingGlobal\.forEach\(webpackJsonpCallback/.test(
+      source,
+    )
+  )
+    throw new Error('OHIF main bundle has an unexpected shape; update splitMainBundle in optimise-ohif.mjs');
+  // Largest first, each to the lightest part: parts of about equal size.
+  const bins = Array.from({ length: parts }, () => ({ size: 0, modules: [] }));
+  const modules = table.properties.map((p) => source.slice(p.start, p.end));
+  for (const m of [...modules].sort((a, b) => b.length - a.length)) {
+    const bin = bins.reduce((a, b) => (b.size < a.size ? b : a));
+    bin.modules.push(m);
+    bin.size += m.length;
+  }
+  const names = bins
+    .filter((b) => b.modules.length)
+    .map((b, i) => {
+      const code = `"use strict";(globalThis.webpackChunk=globalThis.webpackChunk||[]).push([["app-part-${i + 1}"],{${b.modules.join(',')}}]);`;
+      const name = contentName(`app.part${i + 1}`, code);
+      writeFileSync(path.join(dir, name), code);
+      return name;
+    });
+  const main = source.slice(0, table.start) + '{}' + source.slice(table.end);
+  const newMainName = contentName('app.bundle', main);
+  writeFileSync(path.join(dir, newMainName), main);
+  // The old name goes, with any compressed copy of it.
+  for (const f of readdirSync(dir))
+    if (f === mainName || f.startsWith(`${mainName}.`)) unlinkSync(path.join(dir, f));
+  return { replaced: mainName, scripts: [...names, newMainName] };
+}
+
+/**
+ * What the first image needs beside the main bundle: its chunks (deferred scripts, which only
+ * register modules when they run; webpack then finds them installed when the app asks for them),
+ * and preload tags for its styles and font.
+ */
+function firstImageAssets(dir, firstImage) {
   const exists = (f) => {
     try {
       return statSync(path.join(dir, f)).isFile();
@@ -83,8 +150,8 @@ function firstImageTags(dir, firstImage) {
   const styles = firstImage.styles.filter(exists);
   const fonts = firstImage.fonts.filter(exists);
   return {
-    tags: [
-      ...scripts.map((f) => `<link rel="preload" href="/${f}" as="script">`),
+    scripts,
+    preloads: [
       ...styles.map((f) => `<link rel="preload" href="/${f}" as="style">`),
       ...fonts.map((f) => `<link rel="preload" href="/${f}" as="font" type="font/woff2" crossorigin>`),
     ].join(''),
@@ -92,14 +159,19 @@ function firstImageTags(dir, firstImage) {
   };
 }
 
-function rewriteIndex(dir, firstImage) {
+function rewriteIndex(dir, firstImage, main) {
   const file = path.join(dir, 'index.html');
   let html = readFileSync(file, 'utf8');
   const css = /<link href="\/app\.bundle\.css" rel="stylesheet">/.exec(html);
-  if (!css || !/<script defer="defer" src="\/app\.bundle\.[0-9a-f]+\.js"><\/script>/.test(html))
+  const mainTag = `<script defer="defer" src="/${main.replaced}"></script>`;
+  if (!css || !html.includes(mainTag))
     throw new Error('OHIF index.html has an unexpected shape; update optimise-ohif.mjs');
-  const { tags, count } = firstImageTags(dir, firstImage);
-  html = html.replace(css[0], css[0] + tags);
+  const { scripts, preloads, count } = firstImageAssets(dir, firstImage);
+  html = html.replace(css[0], css[0] + preloads);
+  html = html.replace(
+    mainTag,
+    [...scripts, ...main.scripts].map((s) => `<script defer="defer" src="/${s}"></script>`).join(''),
+  );
   // The apple-touch start-up images are for iOS home-screen web apps; the viewer is opened from
   // the app, so they only add to the page.
   html = html.replace(/<link rel="apple-touch-startup-image"[^>]*>/g, '');
@@ -135,9 +207,10 @@ export async function optimiseOhif(dir, firstImage) {
   const started = Date.now();
   const files = filesUnder(dir);
   await minify(dir, files);
-  const tags = rewriteIndex(dir, firstImage);
+  const main = splitMainBundle(dir);
+  const tags = rewriteIndex(dir, firstImage, main);
   const { count, saved } = await precompress(dir, filesUnder(dir));
   console.log(
-    `OHIF optimised in ${((Date.now() - started) / 1000).toFixed(1)} s: bundles minified, ${tags} files preloaded, ${count} files precompressed (brotli saves ${(saved / 1024 / 1024).toFixed(1)} MiB)`,
+    `OHIF optimised in ${((Date.now() - started) / 1000).toFixed(1)} s: bundles minified, main bundle in ${main.scripts.length - 1} parts, ${tags} files loaded with the page, ${count} files precompressed (brotli saves ${(saved / 1024 / 1024).toFixed(1)} MiB)`,
   );
 }

@@ -8,7 +8,7 @@
  * BENCH_SLICES=120; WATERFALL_RUNS=n repeats the cold load and prints the median; OHIF_DIR and
  * APP_CONFIG serve another copy of OHIF or another configuration; WATERFALL_WIDE=1 prints whole
  * URLs; WATERFALL_TRACE=file.json writes a Chromium trace and WATERFALL_PROFILE=file.cpuprofile a
- * CPU profile of the page; WATERFALL_FIRST_IMAGE=apps/viewer/first-image.json records the chunks,
+ * CPU profile of the page, WATERFALL_SHOT=file.png a screenshot at the first image; WATERFALL_FIRST_IMAGE=apps/viewer/first-image.json records the chunks,
  * styles and fonts asked for before the first image (the list optimise-ohif.mjs preloads; record
  * it from the published release, e.g. OHIF_DIR=/tmp/ohif-<version>-… left by bench/viewer/run.ts).
  */
@@ -90,6 +90,7 @@ try {
       timeout: Number(process.env.WATERFALL_TIMEOUT ?? 120_000),
     });
     const total = Date.now() - wall;
+    if (process.env.WATERFALL_SHOT) await page.screenshot({ path: process.env.WATERFALL_SHOT });
     if (profile) writeFileSync(profile, JSON.stringify((await cdp.send('Profiler.stop')).profile));
     times.push(total);
     const beforeImage = new Set(reqs.keys());

@@ -217,6 +217,15 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   expect(Math.abs(w - h)).toBeLessThanOrEqual(Math.max(3, w * 0.1));
   expect(first.bright).toBeLessThan(first.width * first.height * 0.5);
 
+  // The series thumbnail in OHIF's study browser is drawn by the server (DICOMweb /thumbnail).
+  const seriesThumbnail = viewer.locator('[data-cy="study-browser-thumbnail"] img').first();
+  await expect(seriesThumbnail).toHaveAttribute('src', /^blob:/, { timeout: 30_000 });
+  await expect
+    .poll(() => seriesThumbnail.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
+      timeout: 30_000,
+    })
+    .toBeGreaterThan(0);
+
   // Scrolling moves through the slices: the square moves.
   const viewport = viewer.locator('canvas.cornerstone-canvas').first();
   await viewport.hover();

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import dicomParser from 'dicom-parser';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildViewerApp } from '../src/modules/viewer/viewer-app';
 import { ingestFiles } from './helpers/dicom-ingest';
@@ -388,6 +389,75 @@ describe('DICOMweb over stored studies', () => {
     expect(denied.statusCode).toBe(404);
   });
 
+  it('thumbnails: study, series, instance and frame drawn on the server, as JPEG or PNG, multipart when asked', async () => {
+    const base = `/dicomweb/studies/${series.studyInstanceUid}/series/${series.seriesInstanceUid}`;
+    // The series' middle instance (the third of five) carries its square at a known place.
+    const middle = series.files[2]!;
+    const square = squareOf(2, 5, 64);
+    const brightness = async (image: Buffer, x: number, y: number) => {
+      const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
+      return data[y * info.width + x]!;
+    };
+    for (const url of [`/dicomweb/studies/${series.studyInstanceUid}/thumbnail`, `${base}/thumbnail`]) {
+      const res = await ctx.app.inject({ url, headers: auth(owner) });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/jpeg');
+      // Never enlarged: a 64×64 image stays 64×64.
+      expect(await sharp(res.rawPayload).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 64 });
+      const inside = await brightness(
+        res.rawPayload,
+        square.x + Math.floor(square.side / 2),
+        square.y + Math.floor(square.side / 2),
+      );
+      const outside = await brightness(res.rawPayload, 2, 62);
+      expect(inside - outside).toBeGreaterThan(100);
+    }
+    const png = await ctx.app.inject({
+      url: `${base}/instances/${middle.sopInstanceUid}/thumbnail?accept=image/png&viewport=32,16`,
+      headers: auth(owner),
+    });
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(await sharp(png.rawPayload).metadata()).toMatchObject({ format: 'png', width: 16, height: 16 });
+    const frame = await ctx.app.inject({
+      url: `${base}/instances/${middle.sopInstanceUid}/frames/1/thumbnail`,
+      headers: { ...auth(owner), accept: 'image/png' },
+    });
+    expect(frame.headers['content-type']).toBe('image/png');
+
+    // dicomweb-client (and so OHIF) reads bulk answers only as multipart: the image is its one part.
+    const multipart = await ctx.app.inject({
+      url: `${base}/instances/${middle.sopInstanceUid}/thumbnail?accept=image/jpeg`,
+      headers: {
+        ...auth(owner),
+        accept: 'multipart/related; type="application/octet-stream"; transfer-syntax=*',
+      },
+    });
+    expect(multipart.statusCode).toBe(200);
+    const parts = parseMultipart(multipart.rawPayload, multipart.headers['content-type'] as string);
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.headers['content-type']).toBe('image/jpeg');
+    expect((await sharp(parts[0]!.body).metadata()).format).toBe('jpeg');
+
+    const codes = async (url: string, headers: Record<string, string> = auth(owner)) =>
+      (await ctx.app.inject({ url, headers })).statusCode;
+    expect(await codes(`${base}/thumbnail?accept=video/mpeg`)).toBe(406);
+    expect(await codes(`${base}/thumbnail?viewport=0,10`)).toBe(400);
+    expect(await codes(`${base}/thumbnail?viewport=wide`)).toBe(400);
+    expect(await codes(`${base}/instances/${middle.sopInstanceUid}/frames/2/thumbnail`)).toBe(404);
+    expect(await codes(`${base}/instances/${middle.sopInstanceUid}/frames/1,2/thumbnail`)).toBe(400);
+    expect(await codes(`${base}/thumbnail`, auth(stranger))).toBe(404);
+    expect(await codes(`/dicomweb/studies/1.2.3.4/thumbnail`)).toBe(404);
+    expect(await codes(`${base}/thumbnail`, {})).toBe(401);
+    // A compressed fixture is drawn too.
+    const j2k = dicomParser.parseDicom(await readFile(fixture('JPEG2000.dcm')));
+    const compressed = await ctx.app.inject({
+      url: `/dicomweb/studies/${j2k.string('x0020000d')}/series/${j2k.string('x0020000e')}/thumbnail`,
+      headers: auth(owner),
+    });
+    expect(compressed.statusCode).toBe(200);
+    expect((await sharp(compressed.rawPayload).metadata()).format).toBe('jpeg');
+  });
+
   it('every access is audited, denials included', async () => {
     const rows = await ctx.services.database.sql.executeSql(
       "select action, outcome, actor_id from audit_events where action like 'dicomweb.%'",
@@ -402,6 +472,7 @@ describe('DICOMweb over stored studies', () => {
     expect(events.some((e) => e.action === 'dicomweb.retrieve' && e.outcome === 'success')).toBe(true);
     expect(events.some((e) => e.outcome === 'denied' && e.actor_id === stranger.id)).toBe(true);
     expect(events.some((e) => e.action === 'dicomweb.frames')).toBe(true);
+    expect(events.some((e) => e.action === 'dicomweb.thumbnail' && e.outcome === 'success')).toBe(true);
   });
 
   it('the viewer origin answers only a credential for that one study, which ends when the study is deleted', async () => {

@@ -464,8 +464,51 @@ export function createDicomwebService(deps: Deps) {
       return { study, rows };
     },
 
+    /**
+     * The instance a thumbnail of a study, series or instance is drawn from: the instance itself,
+     * the middle instance of a series, or the middle instance of a study's largest series.
+     */
+    async thumbnailSource(
+      p: Principal,
+      meta: RequestMeta,
+      studyUid: string,
+      seriesUid?: string,
+      sopUid?: string,
+    ): Promise<InstanceRow> {
+      let study: StudyRow;
+      let row: InstanceRow | undefined;
+      if (sopUid && seriesUid) {
+        const r = await resolveInstance(p, studyUid, seriesUid, sopUid, meta, 'thumbnail');
+        study = r.study;
+        row = r.instance;
+      } else {
+        let rows: InstanceRow[];
+        if (seriesUid) {
+          const r = await resolveSeries(p, studyUid, seriesUid, meta, 'thumbnail');
+          study = r.study;
+          rows = await repo.instancesOfSeries([r.series.id]);
+        } else {
+          study = await resolveStudy(p, studyUid, meta, 'thumbnail');
+          const bySeries = new Map<string, InstanceRow[]>();
+          for (const i of await repo.instancesOfStudy(study.id))
+            bySeries.set(i.seriesUid, [...(bySeries.get(i.seriesUid) ?? []), i]);
+          rows = [...bySeries.values()].reduce<InstanceRow[]>((a, b) => (b.length > a.length ? b : a), []);
+        }
+        row = rows[Math.floor((rows.length - 1) / 2)];
+      }
+      if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+      await audit(p, meta, 'thumbnail', study.id, 'success', {
+        level: sopUid ? 'instance' : seriesUid ? 'series' : 'study',
+      });
+      return row;
+    },
+
     open(location: InstanceLocation): Promise<Readable> {
       return openInstance(deps.storage, location);
+    },
+
+    read(location: InstanceLocation): Promise<Uint8Array> {
+      return readInstance(deps.storage, location);
     },
 
     /** The parsed stored file of one instance, for frames and bulk data. */

@@ -70,3 +70,29 @@ export async function renderFrame(file: Uint8Array, frame: number, format: 'jpeg
   }).flatten({ background: '#000000' });
   return format === 'png' ? raw.png().toBuffer() : raw.jpeg({ quality: 90 }).toBuffer();
 }
+
+/**
+ * A frame (from 0; the middle one when not given) scaled to fit `width`×`height` without
+ * enlarging, as JPEG or PNG: DICOMweb's rendered thumbnails.
+ */
+export async function renderFitted(
+  file: Uint8Array,
+  frame: number | undefined,
+  format: 'jpeg' | 'png',
+  width: number,
+  height: number,
+): Promise<Buffer> {
+  const { DicomImage } = await imaging();
+  const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+  const image = new DicomImage(copy);
+  const frames = Math.max(1, image.getNumberOfFrames());
+  if (frame !== undefined && frame >= frames) throw new RangeError('no such frame');
+  const result = image.render({ frame: frame ?? Math.floor(frames / 2), renderOverlays: false });
+  if (!result.width || !result.height) throw new Error('empty image');
+  const scaled = sharp(Buffer.from(result.pixels), {
+    raw: { width: result.width, height: result.height, channels: 4 },
+  })
+    .resize(width, height, { fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#000000' });
+  return format === 'png' ? scaled.png().toBuffer() : scaled.jpeg({ quality: 85 }).toBuffer();
+}
