@@ -28,31 +28,44 @@
     }
   }
 
-  // Bind the credential to this browser before OHIF starts (the server answers with an httpOnly
-  // cookie); a copied link is refused anywhere else. Synchronous on purpose: nothing may load first.
-  var bound = false;
-  if (grant) {
-    try {
-      var bindRequest = new XMLHttpRequest();
-      bindRequest.open('POST', DICOMWEB + '/session', false);
-      bindRequest.setRequestHeader('Authorization', 'Bearer ' + grant);
-      bindRequest.send();
-      bound = bindRequest.status === 204;
-    } catch {
-      bound = false;
-    }
+  function showExpiredNotice() {
+    var notice = document.createElement('div');
+    notice.setAttribute('role', 'alert');
+    notice.style.cssText =
+      'position:fixed;inset:0;z-index:100000;display:flex;align-items:center;justify-content:center;padding:24px;background:#0f172a;color:#e2e8f0;font:16px sans-serif;text-align:center';
+    notice.textContent =
+      'This viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.';
+    document.body.appendChild(notice);
   }
-  if (!bound) {
-    document.addEventListener('DOMContentLoaded', function () {
-      var notice = document.createElement('div');
-      notice.setAttribute('role', 'alert');
-      notice.style.cssText =
-        'position:fixed;inset:0;z-index:100000;display:flex;align-items:center;justify-content:center;padding:24px;background:#0f172a;color:#e2e8f0;font:16px sans-serif;text-align:center';
-      notice.textContent =
-        'This viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.';
-      document.body.appendChild(notice);
-    });
-  }
+
+  // Bind the credential to this browser (the server answers with an httpOnly cookie); a copied link
+  // is refused anywhere else. The viewer's code loads meanwhile, but no DICOMweb request leaves
+  // before the binding is settled (see the XMLHttpRequest and fetch wrappers below).
+  var originalFetch = window.fetch;
+  var bindSettled = false;
+  var binding = (
+    grant
+      ? originalFetch
+          .call(window, DICOMWEB + '/session', {
+            method: 'POST',
+            headers: { Authorization: 'Bearer ' + grant },
+            credentials: 'same-origin',
+          })
+          .then(
+            function (res) {
+              return res.status === 204;
+            },
+            function () {
+              return false;
+            },
+          )
+      : Promise.resolve(false)
+  ).then(function (bound) {
+    bindSettled = true;
+    if (bound) return;
+    if (document.body) showExpiredNotice();
+    else document.addEventListener('DOMContentLoaded', showExpiredNotice);
+  });
 
   function ours(url) {
     try {
@@ -71,20 +84,25 @@
     return open.apply(this, arguments);
   };
   XMLHttpRequest.prototype.send = function () {
-    if (this.__miDicomweb && grant) this.setRequestHeader('Authorization', 'Bearer ' + grant);
-    return send.apply(this, arguments);
+    if (!this.__miDicomweb) return send.apply(this, arguments);
+    if (grant) this.setRequestHeader('Authorization', 'Bearer ' + grant);
+    if (bindSettled) return send.apply(this, arguments);
+    binding.then(send.apply.bind(send, this, arguments));
   };
-  var originalFetch = window.fetch;
   window.fetch = function (input, init) {
     var url = typeof input === 'string' ? input : input && input.url;
-    if (grant && url && ours(url)) {
+    if (!url || !ours(url)) return originalFetch.call(this, input, init);
+    if (grant) {
       var headers = new Headers(
         (init && init.headers) || (typeof input !== 'string' && input.headers) || undefined,
       );
       headers.set('Authorization', 'Bearer ' + grant);
       init = Object.assign({}, init || {}, { headers: headers });
     }
-    return originalFetch.call(this, input, init);
+    var request = originalFetch.bind(this, input, init);
+    return binding.then(function () {
+      return request();
+    });
   };
 
   // Where WebGL is only emulated in software (no GPU, or one the browser refuses: SwiftShader,
