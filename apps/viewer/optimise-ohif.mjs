@@ -29,7 +29,7 @@ export const MAIN_BUNDLE_PARTS = Number(process.env.OHIF_MAIN_PARTS ?? 3);
 /** Whether the first image's chunks join those parts (OHIF_MERGE_CHUNKS=0: each is a script of its own). */
 const MERGE_FIRST_IMAGE_CHUNKS = process.env.OHIF_MERGE_CHUNKS !== '0';
 /** Changes when the steps below or their settings change, so installed copies are processed again. */
-export const OPTIMISE_VERSION = `7 parts=${MAIN_BUNDLE_PARTS} merge=${MERGE_FIRST_IMAGE_CHUNKS}`;
+export const OPTIMISE_VERSION = `8 parts=${MAIN_BUNDLE_PARTS} merge=${MERGE_FIRST_IMAGE_CHUNKS}`;
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -216,7 +216,7 @@ export function splitMainBundle(dir, parts = MAIN_BUNDLE_PARTS, chunks = []) {
 /**
  * What the first image needs beside the main bundle: its chunks (deferred scripts, which only
  * register modules when they run; webpack then finds them installed when the app asks for them),
- * and preload tags for its styles and font.
+ * its styles (inlined) and a preload tag for its font.
  */
 function firstImageAssets(dir, firstImage, unusedChunks = new Set()) {
   const exists = (f) => {
@@ -235,10 +235,18 @@ function firstImageAssets(dir, firstImage, unusedChunks = new Set()) {
   );
   const styles = firstImage.styles.filter(exists);
   const fonts = firstImage.fonts.filter(exists);
+  // The chunks' styles are small: they go into the page itself, marked with the address webpack
+  // would load them from, where its style loader finds them and asks for nothing (in the release
+  // each was fetched when its chunk started, on the way to the first image).
+  const inline = styles.map((f) => {
+    const css = readFileSync(path.join(dir, f), 'utf8');
+    if (/<\/style/i.test(css)) throw new Error(`${f} cannot be inlined; update optimise-ohif.mjs`);
+    return `<style data-href="/${f}">${css}</style>`;
+  });
   return {
     scripts,
     preloads: [
-      ...styles.map((f) => `<link rel="preload" href="/${f}" as="style">`),
+      ...inline,
       ...fonts.map((f) => `<link rel="preload" href="/${f}" as="font" type="font/woff2" crossorigin>`),
     ].join(''),
     count: scripts.length + styles.length + fonts.length,
