@@ -107,22 +107,62 @@
 
   // Where WebGL is only emulated in software (no GPU, or one the browser refuses: SwiftShader,
   // llvmpipe), images are drawn on the CPU: that path shows the first image sooner and scrolls
-  // faster there. Without WebGL at all it is the only path (OHIF would otherwise insist on WebGL,
-  // overriding cornerstone's own fallback). Volume rendering and MPR need a GPU either way.
-  function webglIsSoftwareOrMissing() {
+  // faster there. MPR and 3D need WebGL, and cornerstone cannot switch a running viewer to it, so
+  // the first layout that needs volumes reloads this tab in WebGL mode, opening that layout.
+  // Without WebGL at all the CPU is the only path (cornerstone detects it, but OHIF 3.12 then sets
+  // cornerstone's mode from this configuration, which would turn the fallback off).
+  var WEBGL_KEY = 'mi.viewer.webgl';
+  function webglRenderer() {
     try {
       var canvas = document.createElement('canvas');
       var gl = canvas.getContext('webgl2') || canvas.getContext('webgl');
-      if (!gl) return true;
+      if (!gl) return null;
       var info = gl.getExtension('WEBGL_debug_renderer_info');
-      var renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      var name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
       var lose = gl.getExtension('WEBGL_lose_context');
       if (lose) lose.loseContext();
-      return /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer);
+      return name;
     } catch {
-      return false;
+      return '';
     }
   }
+  var renderer = webglRenderer();
+  var webglChosen = false;
+  try {
+    webglChosen = window.sessionStorage.getItem(WEBGL_KEY) === '1';
+  } catch {
+    webglChosen = false;
+  }
+  var softwareWebgl =
+    renderer !== null && /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer);
+  var drawOnCpu = renderer === null || (softwareWebgl && !webglChosen);
+
+  function needsVolumes(stage) {
+    return ((stage && stage.viewports) || []).some(function (v) {
+      var type = v.viewportOptions && v.viewportOptions.viewportType;
+      return type === 'volume' || type === 'volume3d';
+    });
+  }
+  /** OHIF exposes its services on window once its cornerstone extension has started. */
+  function reloadWithWebglForVolumes() {
+    var protocols = window.services && window.services.hangingProtocolService;
+    if (!protocols || !protocols.EVENTS) {
+      window.setTimeout(reloadWithWebglForVolumes, 250);
+      return;
+    }
+    protocols.subscribe(protocols.EVENTS.PROTOCOL_CHANGED, function (event) {
+      if (!event || !event.protocol || !needsVolumes(event.stage)) return;
+      try {
+        window.sessionStorage.setItem(WEBGL_KEY, '1');
+      } catch {
+        return; // without storage the reload would draw on the CPU again
+      }
+      var url = new URL(window.location.href);
+      url.searchParams.set('hangingprotocolid', event.protocol.id);
+      window.location.replace(url.toString());
+    });
+  }
+  if (drawOnCpu && renderer !== null) window.addEventListener('load', reloadWithWebglForVolumes);
 
   window.config = {
     routerBasename: null,
@@ -132,9 +172,9 @@
     showStudyList: false,
     maxNumberOfWebWorkers: 2,
     showWarningMessageForCrossOrigin: false,
-    useCPURendering: webglIsSoftwareOrMissing(),
-    // OHIF's notice would cover the image on every visit; the choice above is ours, not a failure.
-    showCPUFallbackMessage: false,
+    useCPURendering: drawOnCpu,
+    // OHIF's notice that MPR and volume rendering are unavailable: only true without WebGL.
+    showCPUFallbackMessage: renderer === null,
     showLoadingIndicator: true,
     strictZSpacingForVolumeViewport: true,
     investigationalUseDialog: { option: 'never' },

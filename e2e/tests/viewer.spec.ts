@@ -13,6 +13,8 @@ import {
 } from './study-files';
 
 const viewerBase = () => process.env.E2E_VIEWER_URL!;
+/** OHIF puts cornerstone on window. */
+type CornerstoneWindow = { cornerstone: { getShouldUseCPURendering(): boolean } };
 const appBase = () => process.env.E2E_BASE_URL!;
 
 /** Fails the test on any request to a host other than the app's and the viewer's. */
@@ -274,7 +276,9 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   expect(otherForeign).toEqual([]);
 });
 
-test("a study opens in OHIF from the Dashboard's View Study and is drawn", async ({ page }) => {
+test("a study opens in OHIF from the Dashboard's View Study, is drawn, and opens in MPR", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const foreign = onlyOurHosts(page.context());
   await signUp(page, 'viewer-dashboard');
@@ -306,6 +310,44 @@ test("a study opens in OHIF from the Dashboard's View Study and is drawn", async
     .screenshot({ path: test.info().outputPath('dashboard-series.png') });
   // The first slice's square: bright inside, dark around it.
   expect(drawn.insideMean - drawn.outsideMean).toBeGreaterThan(150);
+
+  // This browser only emulates WebGL in software, so stacks are drawn on the CPU; MPR needs WebGL,
+  // and choosing it reloads the viewer in WebGL mode with that layout, which draws all three planes.
+  expect(
+    await viewer.evaluate(() =>
+      (window as unknown as CornerstoneWindow).cornerstone.getShouldUseCPURendering(),
+    ),
+  ).toBe(true);
+  await viewer.locator('[data-cy="Layout"]').first().click();
+  await viewer.getByText('MPR', { exact: true }).first().click();
+  await viewer.waitForURL(/hangingprotocolid=mpr/, { timeout: 30_000 });
+  expect(viewer.url()).not.toContain('grant=');
+  await expect
+    .poll(
+      () =>
+        viewer.evaluate(
+          () =>
+            [...document.querySelectorAll<HTMLCanvasElement>('canvas.cornerstone-canvas')].filter((c) => {
+              if (!c.width) return false;
+              const copy = document.createElement('canvas');
+              copy.width = 64;
+              copy.height = 64;
+              const g = copy.getContext('2d')!;
+              g.drawImage(c, 0, 0, 64, 64);
+              const d = g.getImageData(0, 0, 64, 64).data;
+              for (let i = 0; i < d.length; i += 4) if (d[i]! > 100) return true;
+              return false;
+            }).length,
+        ),
+      { timeout: 60_000 },
+    )
+    .toBeGreaterThanOrEqual(3);
+  expect(
+    await viewer.evaluate(() =>
+      (window as unknown as CornerstoneWindow).cornerstone.getShouldUseCPURendering(),
+    ),
+  ).toBe(false);
+  await viewer.screenshot({ path: test.info().outputPath('dashboard-mpr.png') });
   expect(foreign).toEqual([]);
 });
 
