@@ -327,17 +327,19 @@ test("a study opens in OHIF from the Dashboard's View Study, is drawn, and opens
       () =>
         viewer.evaluate(
           () =>
-            [...document.querySelectorAll<HTMLCanvasElement>('canvas.cornerstone-canvas')].filter((c) => {
-              if (!c.width) return false;
-              const copy = document.createElement('canvas');
-              copy.width = 64;
-              copy.height = 64;
-              const g = copy.getContext('2d')!;
-              g.drawImage(c, 0, 0, 64, 64);
-              const d = g.getImageData(0, 0, 64, 64).data;
-              for (let i = 0; i < d.length; i += 4) if (d[i]! > 100) return true;
-              return false;
-            }).length,
+            Array.from(document.querySelectorAll<HTMLCanvasElement>('canvas.cornerstone-canvas')).filter(
+              (c) => {
+                if (!c.width) return false;
+                const copy = document.createElement('canvas');
+                copy.width = 64;
+                copy.height = 64;
+                const g = copy.getContext('2d')!;
+                g.drawImage(c, 0, 0, 64, 64);
+                const d = g.getImageData(0, 0, 64, 64).data;
+                for (let i = 0; i < d.length; i += 4) if (d[i]! > 100) return true;
+                return false;
+              },
+            ).length,
         ),
       { timeout: 60_000 },
     )
