@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
+import { canvasesWithImage } from '../canvas-image';
 import {
   fixtures,
   pickFromTile,
@@ -322,28 +323,7 @@ test("a study opens in OHIF from the Dashboard's View Study, is drawn, and opens
   await viewer.getByText('MPR', { exact: true }).first().click();
   await viewer.waitForURL(/hangingprotocolid=mpr/, { timeout: 30_000 });
   expect(viewer.url()).not.toContain('grant=');
-  await expect
-    .poll(
-      () =>
-        viewer.evaluate(
-          () =>
-            Array.from(document.querySelectorAll<HTMLCanvasElement>('canvas.cornerstone-canvas')).filter(
-              (c) => {
-                if (!c.width) return false;
-                const copy = document.createElement('canvas');
-                copy.width = 64;
-                copy.height = 64;
-                const g = copy.getContext('2d')!;
-                g.drawImage(c, 0, 0, 64, 64);
-                const d = g.getImageData(0, 0, 64, 64).data;
-                for (let i = 0; i < d.length; i += 4) if (d[i]! > 100) return true;
-                return false;
-              },
-            ).length,
-        ),
-      { timeout: 60_000 },
-    )
-    .toBeGreaterThanOrEqual(3);
+  await expect.poll(() => viewer.evaluate(canvasesWithImage), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
   expect(
     await viewer.evaluate(() =>
       (window as unknown as CornerstoneWindow).cornerstone.getShouldUseCPURendering(),
