@@ -7,13 +7,13 @@
 // 2. index.html loads, beside the main bundle, the chunks, styles and font the first image needs
 //    (first-image.json, recorded from the request waterfall of this release with
 //    bench/viewer/waterfall.ts), so they arrive while the main bundle is still being parsed
-//    instead of in four successive waves after it has started. The chunks run as deferred
-//    scripts before it: running a webpack chunk only registers its modules, and the browser
-//    compiles deferred scripts off the main thread, where it would otherwise compile each chunk
-//    on the main thread when the app first asks for it.
+//    instead of in four successive waves after it has started. The chunks' styles are inlined;
+//    the chunks themselves join the main bundle's modules (step 4): running a webpack chunk only
+//    registers its modules.
 // 3. Only the mode our links open is registered (keepViewerModeOnly).
-// 4. The main bundle's modules are moved into a few scripts of about equal size that run before it
-//    (see splitMainBundle), so the browser compiles them on several threads at once.
+// 4. The main bundle's modules and those chunks are moved into a few scripts of about equal size
+//    that run before what is left of it (see splitMainBundle), so the browser compiles them on
+//    several threads at once, off the main thread.
 // 5. Every compressible file is stored beside a brotli (.br) and a gzip (.gz) copy, which the
 //    server sends to browsers that accept them (Content-Encoding, Vary: Accept-Encoding).
 import { createHash } from 'node:crypto';

@@ -33,9 +33,16 @@ const variants = (process.env.VARIANTS ?? '').split(',').map((spec) => {
 const runs = Number(process.env.COMPARE_RUNS ?? 12);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+// The first variant is served by the app's own viewer origin; each other one by an origin of its own.
 const { ctx, viewerApp } = await startViewerOrigin(variants[0]!);
-const origins: Array<{ name: string; port: number; close: () => Promise<unknown> }> = [];
-for (const v of variants) {
+const origins: Array<{ name: string; port: number; close: () => Promise<unknown> }> = [
+  {
+    name: variants[0]!.name,
+    port: Number(new URL(ctx.services.config.viewerPublicUrl).port),
+    close: async () => {},
+  },
+];
+for (const v of variants.slice(1)) {
   const app = await buildViewerApp(ctx.services, { ...v, logRequests: false });
   const port = await freePort();
   await app.listen({ port, host: '127.0.0.1' });

@@ -71,7 +71,7 @@ const THUMBNAIL_VIEWPORT = 256;
 function renderedMedia(req: FastifyRequest, accept: string | undefined) {
   const header = parseAccept(req.headers.accept);
   const multipart = header.some((r) => r.type === 'multipart/related');
-  for (const r of parseAccept(accept ?? req.headers.accept)) {
+  for (const r of accept === undefined ? header : parseAccept(accept)) {
     const type = r.type === 'multipart/related' ? (r.partType ?? 'image/jpeg') : r.type;
     if (['image/jpeg', 'image/*', '*/*', 'application/octet-stream'].includes(type))
       return { format: 'jpeg' as const, type: 'image/jpeg', multipart };
@@ -626,12 +626,10 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
         const ts = row.transferSyntaxUid ?? TS.implicitLE;
         const image = types.find((t) => t === 'image/jpeg' || t === 'image/png');
         if (image && !types.includes('application/dicom')) {
-          const chunks: Buffer[] = [];
-          for await (const c of await dicomweb.open(row)) chunks.push(c as Buffer);
           let rendered: Buffer;
           try {
             rendered = await renderFrame(
-              Buffer.concat(chunks),
+              await dicomweb.read(row),
               (q.frameNumber ?? 1) - 1,
               image === 'image/png' ? 'png' : 'jpeg',
             );

@@ -490,8 +490,11 @@ export function createDicomwebService(deps: Deps) {
         } else {
           study = await resolveStudy(p, studyUid, meta, 'thumbnail');
           const bySeries = new Map<string, InstanceRow[]>();
-          for (const i of await repo.instancesOfStudy(study.id))
-            bySeries.set(i.seriesUid, [...(bySeries.get(i.seriesUid) ?? []), i]);
+          for (const i of await repo.instancesOfStudy(study.id)) {
+            const list = bySeries.get(i.seriesUid);
+            if (list) list.push(i);
+            else bySeries.set(i.seriesUid, [i]);
+          }
           rows = [...bySeries.values()].reduce<InstanceRow[]>((a, b) => (b.length > a.length ? b : a), []);
         }
         row = rows[Math.floor((rows.length - 1) / 2)];

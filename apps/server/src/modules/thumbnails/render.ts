@@ -41,17 +41,30 @@ function imaging(): Promise<Imaging> {
 
 export const THUMBNAIL_SIZE = 256;
 
-/** Renders the middle frame of an instance (VOI from the file, overlays left out) into a small WebP. */
-export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
+/**
+ * One frame (from 0; the middle one when not given) drawn with the file's VOI, as RGBA pixels in a
+ * sharp pipeline, black under any transparency. RangeError when the instance has no such frame.
+ */
+async function drawFrame(
+  file: Uint8Array,
+  frame: number | undefined,
+  renderOverlays: boolean,
+): Promise<sharp.Sharp> {
   const { DicomImage } = await imaging();
   const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
   const image = new DicomImage(copy);
   const frames = Math.max(1, image.getNumberOfFrames());
-  const result = image.render({ frame: Math.floor(frames / 2), renderOverlays: false });
+  if (frame !== undefined && frame >= frames) throw new RangeError('no such frame');
+  const result = image.render({ frame: frame ?? Math.floor(frames / 2), renderOverlays });
   if (!result.width || !result.height) throw new Error('empty image');
   return sharp(Buffer.from(result.pixels), {
     raw: { width: result.width, height: result.height, channels: 4 },
-  })
+  });
+}
+
+/** Renders the middle frame of an instance (VOI from the file, overlays left out) into a small WebP. */
+export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
+  return (await drawFrame(file, undefined, false))
     .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 1 } })
     .flatten({ background: '#000000' })
     .webp({ quality: 80 })
@@ -60,14 +73,7 @@ export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
 
 /** One frame (from 0) at full size as JPEG or PNG, for WADO-URI image requests. */
 export async function renderFrame(file: Uint8Array, frame: number, format: 'jpeg' | 'png'): Promise<Buffer> {
-  const { DicomImage } = await imaging();
-  const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
-  const image = new DicomImage(copy);
-  if (frame >= Math.max(1, image.getNumberOfFrames())) throw new RangeError('no such frame');
-  const result = image.render({ frame, renderOverlays: true });
-  const raw = sharp(Buffer.from(result.pixels), {
-    raw: { width: result.width, height: result.height, channels: 4 },
-  }).flatten({ background: '#000000' });
+  const raw = (await drawFrame(file, frame, true)).flatten({ background: '#000000' });
   return format === 'png' ? raw.png().toBuffer() : raw.jpeg({ quality: 90 }).toBuffer();
 }
 
@@ -82,16 +88,7 @@ export async function renderFitted(
   width: number,
   height: number,
 ): Promise<Buffer> {
-  const { DicomImage } = await imaging();
-  const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
-  const image = new DicomImage(copy);
-  const frames = Math.max(1, image.getNumberOfFrames());
-  if (frame !== undefined && frame >= frames) throw new RangeError('no such frame');
-  const result = image.render({ frame: frame ?? Math.floor(frames / 2), renderOverlays: false });
-  if (!result.width || !result.height) throw new Error('empty image');
-  const scaled = sharp(Buffer.from(result.pixels), {
-    raw: { width: result.width, height: result.height, channels: 4 },
-  })
+  const scaled = (await drawFrame(file, frame, false))
     .resize(width, height, { fit: 'inside', withoutEnlargement: true })
     .flatten({ background: '#000000' });
   return format === 'png' ? scaled.png().toBuffer() : scaled.jpeg({ quality: 85 }).toBuffer();
