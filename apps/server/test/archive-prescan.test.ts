@@ -137,4 +137,22 @@ describe('reading an upload while it arrives', () => {
     const entries = await prescan.take('upload', zip.length);
     expect([...entries!.values()].map((e) => e.outcome.kind)).toEqual(['instance', 'instance']);
   });
+
+  it('reads only what is in the file when tus reports bytes still on their way to the disk', async () => {
+    const s1 = series(3);
+    const zip = buildZip(s1.files);
+    const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
+    // tus counts bytes as they pass through its stream; the file may still lack some of them, here
+    // all but the first entry and ten bytes of the second one's local header.
+    const secondHeader = zip.indexOf(s1.files[1]!.data.subarray(0, 256)) - 30 - 'DICOM/1.dcm'.length;
+    expect(zip.readUInt32LE(secondHeader)).toBe(0x04034b50);
+    await writeFile(file, zip.subarray(0, secondHeader + 10));
+    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    prescan.advance('upload', file, zip.length);
+    await vi.waitFor(() => expect(prescan.scanning('upload')).toBe(false), { timeout: 2000 });
+
+    await appendFile(file, zip.subarray(secondHeader + 10));
+    const entries = await prescan.take('upload', zip.length);
+    expect([...entries!.values()].map((e) => e.outcome.kind)).toEqual(['instance', 'instance', 'instance']);
+  });
 });

@@ -1,11 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { users } from '../src/db/schema/index';
 import { listen, newPatient, storageToken, tusUpload, type Patient } from './helpers/studies';
-import { cookieHeader, createTestContext, registerPatient, type TestContext } from './helpers/test-app';
+import {
+  cookieHeader,
+  createTestContext,
+  eventually,
+  registerPatient,
+  type TestContext,
+} from './helpers/test-app';
 
 let ctx: TestContext;
 let base: string;
@@ -92,6 +99,43 @@ describe('tus uploads', () => {
     expect(url).toBe(firstUrl);
     const stored = await readFile(path.join(ctx.dataDir, 'uploads', objectName));
     expect(stored.equals(data)).toBe(true);
+  });
+
+  it('keeps the bytes of a request cut off mid-way and resumes after them', async () => {
+    const data = randomBytes(3 * 1024 * 1024);
+    const objectName = `${ada.id}/${randomUUID()}/study.zip`;
+    const token = await storageToken(ctx, ada);
+    expect((await create(token, objectName, data.length)).status).toBe(201);
+    // One PATCH for the whole archive whose connection drops after 2 MiB, as when a laptop's Wi-Fi
+    // goes: tus keeps what arrived.
+    const sent = 2 * 1024 * 1024;
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${base}/api/uploads/${objectName}`, {
+        method: 'PATCH',
+        headers: {
+          'tus-resumable': '1.0.0',
+          'upload-offset': '0',
+          'content-type': 'application/offset+octet-stream',
+          'content-length': String(data.length),
+          authorization: `Bearer ${token}`,
+        },
+      });
+      req.on('error', () => resolve());
+      req.on('response', (res) => res.resume().on('end', resolve));
+      req.write(data.subarray(0, sent), () => setTimeout(() => req.destroy(), 200));
+    });
+    const headers = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` };
+    const offset = await eventually(async () => {
+      const head = await fetch(`${base}/api/uploads/${objectName}`, { method: 'HEAD', headers });
+      const at = Number(head.headers.get('upload-offset'));
+      return at === sent ? at : undefined;
+    }, 5000);
+    expect(offset).toBe(sent);
+    const stored = await readFile(path.join(ctx.dataDir, 'uploads', objectName));
+    expect(stored.equals(data.subarray(0, sent))).toBe(true);
+
+    await tusUpload(base, token, objectName, data, { uploadUrl: `${base}/api/uploads/${objectName}` });
+    expect((await readFile(path.join(ctx.dataDir, 'uploads', objectName))).equals(data)).toBe(true);
   });
 
   it("refuses another user's folder, another user's credential and a bad credential", async () => {

@@ -1,6 +1,5 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { readFileRange } from '../uploads/upload-area';
 import { classifyEntry, type EntryOutcome } from './entry-classifier';
 import { crcOf } from './zip-reader';
 
@@ -19,6 +18,8 @@ interface ScanState {
   next: number;
   /** Bytes known to have arrived. */
   available: number;
+  /** Where the last pass stopped reading (the file's length then, at most `available`). */
+  scannedTo: number;
   entries: Map<number, ScannedEntry>;
   running: Promise<void> | null;
   /** Stopped: an entry it cannot follow (data descriptor, ZIP64, not a ZIP); the job reads the rest. */
@@ -35,6 +36,19 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 const LOCAL_HEADER = 0x04034b50;
 /** Bytes read at once while scanning. */
 const WINDOW = 8 * 1024 * 1024;
+/** Window buffers kept for later passes (8 MiB each). */
+const SPARE_WINDOWS = 4;
+
+/** Reads up to `length` bytes at `position` into the start of `buffer`; returns the part filled. */
+async function readInto(fh: FileHandle, buffer: Buffer, position: number, length: number): Promise<Buffer> {
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await fh.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
 
 /**
  * Reads a stored-mode ZIP while tus is still receiving it: each entry is checked against its CRC and
@@ -46,6 +60,12 @@ const WINDOW = 8 * 1024 * 1024;
  */
 export class ArchivePrescan {
   private readonly states = new Map<string, ScanState>();
+  /**
+   * Read buffers are reused from pass to pass: fresh memory costs a page fault per 4 KiB when first
+   * touched (and, on virtual machines that hand freed memory back to the host, every time), which
+   * with a new 8 MiB window per read cost about as much as writing the upload itself.
+   */
+  private readonly spareWindows: Buffer[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -57,6 +77,7 @@ export class ArchivePrescan {
         path,
         next: 0,
         available: 0,
+        scannedTo: 0,
         entries: new Map(),
         running: null,
         stopped: false,
@@ -104,17 +125,28 @@ export class ArchivePrescan {
   }
 
   private async run(id: string, state: ScanState): Promise<void> {
-    // What this pass may read; only bytes beyond it are a reason for another pass.
-    const passEnd = state.available;
+    // What this pass may read: bytes tus has received and that are also in the file (tus reports
+    // bytes as they pass through, a write buffer ahead of the disk). Only bytes beyond it are a
+    // reason for another pass.
+    let passEnd = state.available;
+    const previousEnd = state.scannedTo;
+    const pooled = this.spareWindows.pop() ?? Buffer.allocUnsafe(WINDOW);
+    let buffer = pooled;
     try {
       const fh = await open(state.path, 'r');
+      passEnd = Math.min(passEnd, (await fh.stat()).size);
+      state.scannedTo = passEnd;
       // Entries are read through a window of up to WINDOW bytes, so small files cost no read each.
+      // A read overwrites the window, so what bytesAt returned is used before the next call.
       let window: Buffer = Buffer.alloc(0);
       let windowStart = 0;
       const bytesAt = async (pos: number, length: number): Promise<Buffer> => {
         if (pos >= windowStart && pos + length <= windowStart + window.length)
           return window.subarray(pos - windowStart, pos - windowStart + length);
-        window = await readFileRange(fh, pos, Math.max(length, Math.min(WINDOW, passEnd - pos)));
+        const want = Math.max(length, Math.min(WINDOW, passEnd - pos));
+        // An entry larger than the window gets a buffer of its own, not kept.
+        if (buffer.length < want) buffer = Buffer.allocUnsafe(want);
+        window = await readInto(fh, buffer, pos, want);
         windowStart = pos;
         return window.subarray(0, Math.min(length, window.length));
       };
@@ -163,12 +195,15 @@ export class ArchivePrescan {
       this.log.debug({ err, uploadId: id }, 'upload prescan stopped');
     } finally {
       state.running = null;
+      if (this.spareWindows.length < SPARE_WINDOWS) this.spareWindows.push(pooled);
     }
     // Bytes that arrived while this pass ran. Without new bytes another pass would find the same
-    // incomplete entry and spin (open, read, sync) until the next chunk lands.
+    // incomplete entry and spin (open, read, sync) until the next chunk lands; so also when the file
+    // did not grow since the last pass (its writes lag behind), the next progress event starts one.
     if (
       !state.stopped &&
       state.available > passEnd &&
+      passEnd > previousEnd &&
       state.next + 30 <= state.available &&
       this.states.get(id) === state
     )
