@@ -6,12 +6,14 @@
  * (`dd ... conv=fdatasync`) and next to Orthanc (Debian `orthanc`) receiving the same files
  * with POST /instances.
  *
- *   npx tsx bench/ingest/run.ts            (BENCH_SETS=ct,small to choose, BENCH_ROUNDS=3 interleaved rounds;
+ *   npx tsx bench/ingest/run.ts            (BENCH_SETS=ct,small to choose, BENCH_ROUNDS=3 interleaved rounds,
+ *                                           BENCH_WITH=put,orthanc the contenders besides dd;
  *                                           needs /usr/sbin/Orthanc for the comparison)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, existsSync, fdatasyncSync, openSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,9 @@ import { createTestContext, eventually, type TestContext } from '../../apps/serv
 const sets = (process.env.BENCH_SETS ?? 'ct,small').split(',');
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Contenders besides dd (which every ratio needs): BENCH_WITH=put,orthanc by default. Leaving them
+// out shortens the server's idle time between its uploads (see the README).
+const WITH = new Set((process.env.BENCH_WITH ?? 'put,orthanc').split(',').filter(Boolean));
 const uploadClientScript = fileURLToPath(new URL('./upload-client.ts', import.meta.url));
 // The archive under test, written once per set for the upload client to read.
 const zipFile = path.join(await mkdtemp(path.join(tmpdir(), 'bench-ingest-')), 'study.zip');
@@ -166,11 +171,14 @@ interface Ours {
   queued: number;
   total: number;
   stages: Record<string, number>;
+  /** Server process CPU (user + system, all threads) and garbage-collection pauses during the upload. */
+  serverCpu: number;
+  gc: number;
 }
 type Summary = { stages: Record<string, number> };
 interface Round extends Ours {
   dd: number;
-  put: number;
+  put: number | null;
   orthanc: number | null;
 }
 const s3 = (seconds: number | undefined) => `${(seconds ?? 0).toFixed(3)} s`;
@@ -194,6 +202,13 @@ async function ours(ctx: TestContext, base: string, bytes: number): Promise<Ours
     }),
   );
   await settleDisk();
+  // What the server process spends while the bytes arrive: CPU (all threads) and garbage collection.
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  const cpu0 = process.cpuUsage();
   // The client uploads, then asks for processing at once, as the upload page does.
   const { start, end, processed } = await uploadClient({
     mode: 'tus',
@@ -209,6 +224,8 @@ async function ours(ctx: TestContext, base: string, bytes: number): Promise<Ours
       body: { prefix: objectName, jobContext: { uploadType: 'regular' } },
     },
   });
+  const cpu = process.cpuUsage(cpu0);
+  gc.disconnect();
   // The studies list changes (a database notification) when the indexing transaction commits, which
   // also marks the upload completed. Waiting for it instead of polling keeps the bench's queries out
   // of the server's database while the job runs.
@@ -242,6 +259,8 @@ async function ours(ctx: TestContext, base: string, bytes: number): Promise<Ours
     queued: (done - end - (stages.total ?? 0) * 1000) / 1000,
     total: (done - start) / 1000,
     stages,
+    serverCpu: (cpu.user + cpu.system) / 1e6,
+    gc: gcMs / 1000,
   };
 }
 
@@ -281,13 +300,13 @@ try {
       await settleDisk();
       const dd = ddSeconds(ctx.dataDir, bytes);
       await settleDisk();
-      const put = await plainHttpSeconds(ctx.dataDir);
-      await settleDisk();
-      const orth = await orthanc(files);
+      const put = WITH.has('put') ? await plainHttpSeconds(ctx.dataDir) : null;
+      if (WITH.has('put')) await settleDisk();
+      const orth = WITH.has('orthanc') ? await orthanc(files) : null;
       rounds.push({ ...o, dd, put, orthanc: orth });
       console.log(
-        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)}` +
-          ` || dd ${s3(dd)} | plain PUT ${s3(put)} | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
+        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)}, GC ${s3(o.gc)}` +
+          ` || dd ${s3(dd)} | plain PUT ${put === null ? 'n/a' : s3(put)} | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
           ` || ratio to dd ${(dd / o.total).toFixed(2)}${orth === null ? '' : ` | speed-up ${(orth / o.total).toFixed(2)}x`}`,
       );
     }
@@ -303,14 +322,16 @@ try {
     console.log(
       `median: dd conv=fdatasync ${s3(m((r) => r.dd))} (${mb(bytes / m((r) => r.dd))} MiB/s) | ratio ${m((r) => r.dd / r.total).toFixed(2)} (per round ${range((r) => r.dd / r.total)}; target >= 0.4)`,
     );
-    console.log(
-      `median: plain HTTP PUT into a file (no tus, no processing) ${s3(m((r) => r.put))} = ${m((r) => r.dd / r.put).toFixed(2)} of dd | ours = ${m((r) => r.put / r.total).toFixed(2)} of it`,
-    );
+    if (rounds[0]!.put !== null)
+      console.log(
+        `median: plain HTTP PUT into a file (no tus, no processing) ${s3(m((r) => r.put!))} = ${m((r) => r.dd / r.put!).toFixed(2)} of dd | ours = ${m((r) => r.put! / r.total).toFixed(2)} of it`,
+      );
     if (rounds[0]!.orthanc !== null)
       console.log(
         `median: Orthanc POST /instances ${s3(m((r) => r.orthanc!))} | speed-up ${m((r) => r.orthanc! / r.total).toFixed(2)}x (per round ${range((r) => r.orthanc! / r.total)}; target >= 1.5x)`,
       );
-    else console.log('Orthanc not installed (apt-get install -y orthanc): comparison skipped');
+    else if (WITH.has('orthanc'))
+      console.log('Orthanc not installed (apt-get install -y orthanc): comparison skipped');
   }
 } finally {
   await ctx.close();
