@@ -1,5 +1,6 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { readInto } from '../uploads/upload-area';
 import { classifyEntry, type EntryOutcome } from './entry-classifier';
 import { crcOf } from './zip-reader';
 
@@ -38,17 +39,6 @@ const LOCAL_HEADER = 0x04034b50;
 const WINDOW = 8 * 1024 * 1024;
 /** Window buffers kept for later passes (8 MiB each). */
 const SPARE_WINDOWS = 4;
-
-/** Reads up to `length` bytes at `position` into the start of `buffer`; returns the part filled. */
-async function readInto(fh: FileHandle, buffer: Buffer, position: number, length: number): Promise<Buffer> {
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await fh.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
-}
 
 /**
  * Reads a stored-mode ZIP while tus is still receiving it: each entry is checked against its CRC and

@@ -232,7 +232,11 @@ class BufferedFileStore extends FileStore {
   }
 
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
-    const out = createWriteStream(this.fileOf(id), { flags: 'r+', start: offset, highWaterMark: WRITE_BUFFER });
+    const out = createWriteStream(this.fileOf(id), {
+      flags: 'r+',
+      start: offset,
+      highWaterMark: WRITE_BUFFER,
+    });
     try {
       await pipeline(readable, out);
     } catch {
@@ -261,11 +265,20 @@ async function readInfo(datastore: DataStore, id: string): Promise<UploadInfo | 
 }
 
 /** Up to `length` bytes of a file from `start` (fewer at its end). */
-export async function readFileRange(fh: FileHandle, start: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(Math.max(0, length));
+export function readFileRange(fh: FileHandle, start: number, length: number): Promise<Buffer> {
+  return readInto(fh, Buffer.allocUnsafe(Math.max(0, length)), start, length);
+}
+
+/** Reads up to `length` bytes at `position` into the start of `buffer`; returns the part filled. */
+export async function readInto(
+  fh: FileHandle,
+  buffer: Buffer,
+  position: number,
+  length: number,
+): Promise<Buffer> {
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await fh.read(buffer, filled, length - filled, start + filled);
+    const { bytesRead } = await fh.read(buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
