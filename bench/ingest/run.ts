@@ -32,6 +32,7 @@ import {
   uid,
 } from '../../apps/server/test/helpers/studies';
 import { createTestContext, eventually, type TestContext } from '../../apps/server/test/helpers/test-app';
+import { median } from '../median';
 
 const sets = (process.env.BENCH_SETS ?? 'ct,small').split(',');
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 5000);
@@ -182,10 +183,6 @@ interface Round extends Ours {
   orthanc: number | null;
 }
 const s3 = (seconds: number | undefined) => `${(seconds ?? 0).toFixed(3)} s`;
-const median = (values: number[]) => {
-  const v = [...values].sort((a, b) => a - b);
-  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
-};
 
 /**
  * One upload of the archive in zipFile by a new patient (so no round finds instances an earlier one

@@ -18,6 +18,7 @@ import { freePort } from '../../apps/server/test/helpers/orthanc';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
 import { preparedStudy, startViewerOrigin } from './prepared-study';
+import { median } from '../median';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const variants = (process.env.VARIANTS ?? '').split(',').map((spec) => {
@@ -31,7 +32,6 @@ const variants = (process.env.VARIANTS ?? '').split(',').map((spec) => {
   };
 });
 const runs = Number(process.env.COMPARE_RUNS ?? 12);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // The first variant is served by the app's own viewer origin; each other one by an origin of its own.
 const { ctx, viewerApp } = await startViewerOrigin(variants[0]!);

@@ -19,6 +19,7 @@ import { freePort, startOrthanc, type Orthanc } from '../../apps/server/test/hel
 import { preparedStudy, startViewerOrigin } from './prepared-study';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 import { viewportHasImage } from './first-image';
+import { median } from '../median';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // BENCH_OURS_OHIF serves our side from another copy of OHIF, e.g. the published one (see below).
@@ -41,7 +42,6 @@ const stockDir = path.join(
 );
 if (!existsSync(path.join(stockDir, 'index.html'))) await extractRelease(stockDir);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** OHIF for Orthanc: the published build with our static cache headers, with `/dicom-web` passed through to Orthanc on the same origin. */
