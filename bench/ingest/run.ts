@@ -174,6 +174,8 @@ interface Ours {
   stages: Record<string, number>;
   /** Server process CPU (user + system, all threads) and garbage-collection pauses during the upload. */
   serverCpu: number;
+  /** The part of serverCpu spent in the kernel (page faults, copies into the page cache, sockets). */
+  serverSystem: number;
   gc: number;
 }
 type Summary = { stages: Record<string, number> };
@@ -256,6 +258,7 @@ async function ours(ctx: TestContext, base: string): Promise<Ours> {
     total: (done - start) / 1000,
     stages,
     serverCpu: (cpu.user + cpu.system) / 1e6,
+    serverSystem: cpu.system / 1e6,
     gc: gcMs / 1000,
   };
 }
@@ -301,7 +304,7 @@ try {
       const orth = WITH.has('orthanc') ? await orthanc(files) : null;
       rounds.push({ ...o, dd, put, orthanc: orth });
       console.log(
-        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)}, GC ${s3(o.gc)}` +
+        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)} (system ${s3(o.serverSystem)}), GC ${s3(o.gc)}` +
           ` || dd ${s3(dd)} | plain PUT ${put === null ? 'n/a' : s3(put)} | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
           ` || ratio to dd ${(dd / o.total).toFixed(2)}${orth === null ? '' : ` | speed-up ${(orth / o.total).toFixed(2)}x`}`,
       );

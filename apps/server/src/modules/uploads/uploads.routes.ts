@@ -1,4 +1,5 @@
 import { EVENTS, Server as TusServer } from '@tus/server';
+import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -10,6 +11,7 @@ import { AUTH_COOKIE } from '../../http/session-cookies';
 import type { Services } from '../../services';
 import { quotaOf } from '../studies/quota';
 import { OBJECT_NAME, UPLOAD_PATH } from './upload-paths';
+import { requestBodyStream } from './request-body';
 
 /**
  * `GET /api/storage/token` and the tus 1.0 endpoint at `/api/uploads` (creation, termination,
@@ -86,7 +88,11 @@ export function uploadRoutes(services: Services): FastifyPluginAsyncZod {
         if (req.method !== 'OPTIONS') await authorize(req);
         reply.hijack();
         try {
-          await tus.handle(req.raw, reply.raw);
+          // tus.handle(req, res) with the body handed over without a copy per chunk (see requestBodyStream).
+          const request = new NodeRequest({ req: req.raw, res: reply.raw });
+          if (req.method === 'PATCH' || req.method === 'POST')
+            Object.defineProperty(request, 'body', { value: requestBodyStream(req.raw) });
+          await sendNodeResponse(reply.raw, await tus.handleWeb(request));
         } catch (err) {
           req.log.error({ err }, 'upload request failed');
           if (!reply.raw.headersSent) reply.raw.writeHead(500).end();
