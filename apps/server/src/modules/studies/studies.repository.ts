@@ -40,6 +40,37 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
+/**
+ * Inserts instance rows with one statement and one parameter, a JSON array: built by the query builder
+ * as a multi-row VALUES list (11 parameters a row), a 300-slice series cost about 60 ms of CPU before
+ * the database saw it, and as much again in the driver's parameter handling.
+ */
+async function insertInstances(db: Db, rows: Array<typeof instances.$inferInsert>): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      study_id: r.studyId,
+      series_id: r.seriesId,
+      sop_instance_uid: r.sopInstanceUid,
+      sop_class_uid: r.sopClassUid ?? null,
+      instance_number: r.instanceNumber ?? null,
+      transfer_syntax_uid: r.transferSyntaxUid ?? null,
+      size_bytes: r.sizeBytes,
+      crc32: r.crc32,
+      storage_key: r.storageKey,
+      storage_offset: r.storageOffset ?? 0,
+    })),
+  );
+  await db.execute(sql`
+    insert into ${instances} (study_id, series_id, sop_instance_uid, sop_class_uid, instance_number,
+      transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset)
+    select study_id, series_id, sop_instance_uid, sop_class_uid, instance_number,
+      transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset
+    from jsonb_to_recordset(${json}::jsonb) as r(study_id uuid, series_id uuid, sop_instance_uid text,
+      sop_class_uid text, instance_number integer, transfer_syntax_uid text, size_bytes bigint,
+      crc32 bigint, storage_key text, storage_offset bigint)`);
+}
+
 /** Data access for studies, their series and instances, uploads being processed, and their objects. */
 export function createStudiesRepository(db: Db) {
   return {
@@ -312,7 +343,7 @@ export function createStudiesRepository(db: Db) {
             delta += item.sizeBytes;
           }
         }
-        for (const part of chunks(inserts)) await tx.insert(instances).values(part);
+        for (const part of chunks(inserts, 5000)) await insertInstances(tx as unknown as Db, part);
 
         const maxBytes = owner.max ?? p.defaultMaxBytes;
         if (owner.used + delta > maxBytes) throw new QuotaExceededError(maxBytes);
