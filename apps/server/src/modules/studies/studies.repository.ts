@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import {
   instances,
@@ -38,6 +39,16 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * `column = any(values)` with one parameter, a JSON array, instead of one parameter per value (the
+ * query builder's `inArray`): upload batches name hundreds to thousands of instances, and building
+ * and binding that many parameters cost more than the lookup itself. The array is computed once
+ * (an init plan), so the column's indexes are used as with a literal list.
+ */
+function inTextList(column: AnyPgColumn, values: string[]): SQL {
+  return sql`${column} = any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)))`;
 }
 
 /**
@@ -191,7 +202,7 @@ export function createStudiesRepository(db: Db) {
           and(
             eq(studies.ownerId, ownerId),
             isNull(studies.deletingSince),
-            inArray(instances.sopInstanceUid, sops),
+            inTextList(instances.sopInstanceUid, sops),
           ),
         );
     },
@@ -286,7 +297,7 @@ export function createStudiesRepository(db: Db) {
           string,
           { id: string; sizeBytes: number; crc32: number; storageKey: string }
         >();
-        for (const part of chunks(p.items.map((i) => i.header.sopInstanceUid))) {
+        for (const part of chunks(p.items.map((i) => i.header.sopInstanceUid), 5000)) {
           const rows = await tx
             .select({
               id: instances.id,
@@ -297,7 +308,7 @@ export function createStudiesRepository(db: Db) {
               storageKey: instances.storageKey,
             })
             .from(instances)
-            .where(and(inArray(instances.studyId, studyIds), inArray(instances.sopInstanceUid, part)));
+            .where(and(inArray(instances.studyId, studyIds), inTextList(instances.sopInstanceUid, part)));
           for (const r of rows) existing.set(`${r.studyId}|${r.sop}`, r);
         }
 
