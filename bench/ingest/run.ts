@@ -77,12 +77,16 @@ function ddSeconds(dir: string, bytes: number): number {
 }
 
 /**
- * The ceiling of any HTTP upload on this machine: the same bytes PUT over loopback to a bare Node
- * server that writes them to a file in DATA_DIR and syncs it (no tus, no parsing, no database).
+ * The same bytes PUT over loopback to a bare Node server: with `file`, it writes them to a file in
+ * DATA_DIR through Node's default stream buffer and syncs it (no tus, no parsing, no database);
+ * without, it only counts them (what moving the bytes over HTTP costs here, the floor of any upload).
  */
-async function plainHttpSeconds(dir: string): Promise<number> {
-  const file = path.join(dir, 'plain-http.bin');
+async function plainHttpSeconds(file?: string): Promise<number> {
   const server = http.createServer((req, res) => {
+    if (!file) {
+      req.resume().on('end', () => res.end());
+      return;
+    }
     const out = createWriteStream(file);
     req.pipe(out);
     out.on('finish', () => {
@@ -96,7 +100,7 @@ async function plainHttpSeconds(dir: string): Promise<number> {
   const { port } = server.address() as { port: number };
   const { start, end } = await uploadClient({ mode: 'put', file: zipFile, url: `http://127.0.0.1:${port}/` });
   server.close();
-  await rm(file, { force: true });
+  if (file) await rm(file, { force: true });
   return (end - start) / 1000;
 }
 
@@ -181,7 +185,11 @@ interface Ours {
 type Summary = { stages: Record<string, number> };
 interface Round extends Ours {
   dd: number;
+  /** dd again at once, without the pause: the disk's sustained rate rather than its burst. */
+  ddBusy: number;
   put: number | null;
+  /** The same PUT to a server that discards the bytes. */
+  discard: number | null;
   orthanc: number | null;
 }
 const s3 = (seconds: number | undefined) => `${(seconds ?? 0).toFixed(3)} s`;
@@ -298,14 +306,16 @@ try {
       const o = await ours(ctx, base);
       await settleDisk();
       const dd = ddSeconds(ctx.dataDir, bytes);
+      const ddBusy = ddSeconds(ctx.dataDir, bytes);
       await settleDisk();
-      const put = WITH.has('put') ? await plainHttpSeconds(ctx.dataDir) : null;
+      const put = WITH.has('put') ? await plainHttpSeconds(path.join(ctx.dataDir, 'plain-http.bin')) : null;
       if (WITH.has('put')) await settleDisk();
+      const discard = WITH.has('put') ? await plainHttpSeconds() : null;
       const orth = WITH.has('orthanc') ? await orthanc(files) : null;
-      rounds.push({ ...o, dd, put, orthanc: orth });
+      rounds.push({ ...o, dd, ddBusy, put, discard, orthanc: orth });
       console.log(
         `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)} (system ${s3(o.serverSystem)}), GC ${s3(o.gc)}` +
-          ` || dd ${s3(dd)} | plain PUT ${put === null ? 'n/a' : s3(put)} | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
+          ` || dd ${s3(dd)} (again at once ${s3(ddBusy)}) | plain PUT ${put === null ? 'n/a' : s3(put)} (no disk ${discard === null ? 'n/a' : s3(discard)}) | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
           ` || ratio to dd ${(dd / o.total).toFixed(2)}${orth === null ? '' : ` | speed-up ${(orth / o.total).toFixed(2)}x`}`,
       );
     }
@@ -321,9 +331,16 @@ try {
     console.log(
       `median: dd conv=fdatasync ${s3(m((r) => r.dd))} (${mb(bytes / m((r) => r.dd))} MiB/s) | ratio ${m((r) => r.dd / r.total).toFixed(2)} (per round ${range((r) => r.dd / r.total)}; target >= 0.4)`,
     );
+    console.log(
+      `median: dd again right after it ${s3(m((r) => r.ddBusy))} (${mb(bytes / m((r) => r.ddBusy))} MiB/s, no pause before it) | ratio ${m((r) => r.ddBusy / r.total).toFixed(2)} (per round ${range((r) => r.ddBusy / r.total)})`,
+    );
     if (rounds[0]!.put !== null)
       console.log(
         `median: plain HTTP PUT into a file (no tus, no processing) ${s3(m((r) => r.put!))} = ${m((r) => r.dd / r.put!).toFixed(2)} of dd | ours = ${m((r) => r.put! / r.total).toFixed(2)} of it`,
+      );
+    if (rounds[0]!.discard !== null)
+      console.log(
+        `median: the same PUT to a server that discards the bytes ${s3(m((r) => r.discard!))} = ${m((r) => r.dd / r.discard!).toFixed(2)} of dd (moving the bytes over HTTP alone)`,
       );
     if (rounds[0]!.orthanc !== null)
       console.log(
