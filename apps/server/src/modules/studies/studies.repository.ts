@@ -297,7 +297,10 @@ export function createStudiesRepository(db: Db) {
           string,
           { id: string; sizeBytes: number; crc32: number; storageKey: string }
         >();
-        for (const part of chunks(p.items.map((i) => i.header.sopInstanceUid), 5000)) {
+        for (const part of chunks(
+          p.items.map((i) => i.header.sopInstanceUid),
+          5000,
+        )) {
           const rows = await tx
             .select({
               id: instances.id,
