@@ -40,7 +40,7 @@ beforeAll(async () => {
     forcePathStyle: true,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
-  ctx = await createTestContext({ ...s3.env, UPLOAD_EXPIRY_HOURS: '0.0005' });
+  ctx = await createTestContext(s3.env);
   base = await listen(ctx);
   ada = await newPatient(ctx, 'ada-s3@example.com');
   eve = await newPatient(ctx, 'eve-s3@example.com');
@@ -173,31 +173,39 @@ describe('studies on S3', () => {
   });
 
   it('sweeps expired unfinished uploads out of the bucket', async () => {
-    const objectName = `${ada.id}/${randomUUID()}/study.zip`;
-    const token = await storageToken(ctx, ada);
-    const headers = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` };
-    const created = await fetch(`${base}/api/uploads`, {
-      method: 'POST',
-      headers: {
-        ...headers,
-        'upload-length': String(7 * 1024 * 1024),
-        'upload-metadata': `objectName ${Buffer.from(objectName).toString('base64')}`,
-      },
-    });
-    expect(created.status).toBe(201);
-    // One full part (S3's 5 MiB minimum) and then the client goes away.
-    const patch = await fetch(`${base}/api/uploads/${objectName}`, {
-      method: 'PATCH',
-      headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
-      body: Buffer.alloc(6 * 1024 * 1024, 7),
-    });
-    expect(patch.status).toBe(204);
-    expect(await ctx.services.uploadArea.info(objectName)).toMatchObject({ offset: 6 * 1024 * 1024 });
-    expect(await ctx.services.uploadArea.info(objectName)).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 2_000));
-    const sweep = ctx.services.jobs.find((j) => j.name === 'sweep-uploads') as JobDefinition;
-    await sweep.handler({}, { jobId: randomUUID(), log: ctx.services.log });
-    expect(await ctx.services.uploadArea.info(objectName)).toBeNull();
-    expect(await bucketKeys(`${ada.id}/`)).toEqual([]);
+    // A server of its own whose uploads expire after 1.8 s; the other tests keep the default week, so
+    // a slow run never expires an upload they are still sending.
+    const short = await createTestContext({ ...s3.env, UPLOAD_EXPIRY_HOURS: '0.0005' });
+    try {
+      const shortBase = await listen(short);
+      const sam = await newPatient(short, 'sam-s3@example.com');
+      const objectName = `${sam.id}/${randomUUID()}/study.zip`;
+      const token = await storageToken(short, sam);
+      const headers = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` };
+      const created = await fetch(`${shortBase}/api/uploads`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'upload-length': String(7 * 1024 * 1024),
+          'upload-metadata': `objectName ${Buffer.from(objectName).toString('base64')}`,
+        },
+      });
+      expect(created.status).toBe(201);
+      // One full part (S3's 5 MiB minimum) and then the client goes away.
+      const patch = await fetch(`${shortBase}/api/uploads/${objectName}`, {
+        method: 'PATCH',
+        headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+        body: Buffer.alloc(6 * 1024 * 1024, 7),
+      });
+      expect(patch.status).toBe(204);
+      expect(await short.services.uploadArea.info(objectName)).toMatchObject({ offset: 6 * 1024 * 1024 });
+      await new Promise((r) => setTimeout(r, 2_000));
+      const sweep = short.services.jobs.find((j) => j.name === 'sweep-uploads') as JobDefinition;
+      await sweep.handler({}, { jobId: randomUUID(), log: short.services.log });
+      expect(await short.services.uploadArea.info(objectName)).toBeNull();
+      expect(await bucketKeys(`${sam.id}/`)).toEqual([]);
+    } finally {
+      await short.close();
+    }
   }, 60_000);
 });
