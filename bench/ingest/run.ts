@@ -185,7 +185,7 @@ interface Ours {
 type Summary = { stages: Record<string, number> };
 interface Round extends Ours {
   dd: number;
-  /** dd again at once, without the pause: the disk's sustained rate rather than its burst. */
+  /** dd again at once, without the pause (the two differ a lot on some machines; see the README). */
   ddBusy: number;
   put: number | null;
   /** The same PUT to a server that discards the bytes. */
