@@ -314,7 +314,7 @@ try {
       const orth = WITH.has('orthanc') ? await orthanc(files) : null;
       rounds.push({ ...o, dd, ddBusy, put, discard, orthanc: orth });
       console.log(
-        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | prescan catching up ${s3(o.stages.prescanWait)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)} (system ${s3(o.serverSystem)}), GC ${s3(o.gc)}` +
+        `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)} (system ${s3(o.serverSystem)}), GC ${s3(o.gc)}` +
           ` || dd ${s3(dd)} (again at once ${s3(ddBusy)}) | plain PUT ${put === null ? 'n/a' : s3(put)} (no disk ${discard === null ? 'n/a' : s3(discard)}) | Orthanc ${orth === null ? 'n/a' : s3(orth)}` +
           ` || ratio to dd ${(dd / o.total).toFixed(2)}${orth === null ? '' : ` | speed-up ${(orth / o.total).toFixed(2)}x`}`,
       );

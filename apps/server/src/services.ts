@@ -120,8 +120,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       : createOutboxMailer(database.db, log);
     const captcha = opts.captcha ?? createCaptchaVerifier(config);
     const emailJob = sendEmailJob(mailer);
-    const uploadArea = createUploadArea(config, storage);
-    const prescan = uploadArea.localPath ? new ArchivePrescan(log) : undefined;
+    const archivePrescan = new ArchivePrescan(log);
+    const uploadArea = createUploadArea(config, storage, archivePrescan);
+    // Only uploads on local disk pass through this process's writes.
+    const prescan = uploadArea.localPath ? archivePrescan : undefined;
     const studiesRepo = createStudiesRepository(database.db);
     const processStudy = processStudyJob({
       repo: studiesRepo,

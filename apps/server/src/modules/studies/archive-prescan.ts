@@ -1,105 +1,117 @@
 import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { readInto } from '../uploads/upload-area';
-import { classifyEntry, type EntryOutcome } from './entry-classifier';
-import { crcOf } from './zip-reader';
+import { readInto, type UploadWriteObserver } from '../uploads/upload-area';
+import { ZipStreamScanner, type EntryMemory, type ScannedEntry } from './zip-stream-scanner';
 
-/** What the prescan learned of one stored entry, keyed by the offset of its local header. */
-export interface ScannedEntry {
-  size: number;
-  crc: number;
-  /** Where the entry's bytes start in the archive. */
-  dataOffset: number;
-  outcome: EntryOutcome;
-}
+export type { ScannedEntry };
 
 interface ScanState {
   path: string;
-  /** Offset of the next local header to read. */
-  next: number;
-  /** Bytes known to have arrived. */
-  available: number;
-  /** Where the last pass stopped reading (the file's length then, at most `available`). */
-  scannedTo: number;
-  entries: Map<number, ScannedEntry>;
-  running: Promise<void> | null;
-  /** Stopped: an entry it cannot follow (data descriptor, ZIP64, not a ZIP); the job reads the rest. */
-  stopped: boolean;
+  scanner: ZipStreamScanner;
   touched: number;
 }
 
-/** Entries larger than this are left to the job (their bytes would sit in memory while hashed). */
+/** Entries larger than this are left to the job (their bytes would sit in memory until their end). */
 const MAX_ENTRY = 64 * 1024 * 1024;
+/** Bytes of entries under way, for all uploads together; an entry that does not fit is left to the job. */
+const MAX_HELD = 512 * 1024 * 1024;
 /** Uploads followed at once; beyond it the least recently touched is dropped (the job then reads it). */
 const MAX_UPLOADS = 256;
 /** Results nobody took within this long are dropped. */
 const STALE_AFTER_MS = 60 * 60 * 1000;
-const LOCAL_HEADER = 0x04034b50;
-/** Bytes read at once while scanning. */
-const WINDOW = 8 * 1024 * 1024;
-/** Window buffers kept for later passes (8 MiB each). */
-const SPARE_WINDOWS = 4;
+/** Most bytes read back from the file when an upload resumes at an offset the scan is not at. */
+const MAX_REPLAY = MAX_ENTRY + 16 * 1024 * 1024;
+const REPLAY_WINDOW = 1024 * 1024;
 
 /**
- * Reads a stored-mode ZIP while tus is still receiving it: each entry is checked against its CRC and
- * classified (DICOM header parsed) as soon as its last byte has arrived, so when the upload ends the
- * process-study job finds the work done and only indexes. Results are a cache: they live in this
+ * Reads a stored-mode ZIP while tus writes it: the upload area shows each chunk to the scan on its
+ * way to the file, where its entry's CRC-32 is computed and, once its last byte has passed, the entry
+ * is classified (DICOM header parsed). When the upload ends the process-study job finds the work done
+ * and only indexes, and nothing was read back from the disk. Results are a cache: they live in this
  * process only, are dropped when the upload is terminated or created again, and the job uses an entry
  * only when the central directory agrees on its offset, size and CRC-32; anything missing it reads
  * itself.
  */
-export class ArchivePrescan {
+export class ArchivePrescan implements UploadWriteObserver {
   private readonly states = new Map<string, ScanState>();
-  /**
-   * Read buffers are reused from pass to pass: fresh memory costs a page fault per 4 KiB when first
-   * touched (and, on virtual machines that hand freed memory back to the host, every time), which
-   * with a new 8 MiB window per read cost about as much as writing the upload itself.
-   */
-  private readonly spareWindows: Buffer[] = [];
+  private held = 0;
+  private readonly memory: EntryMemory = {
+    take: (bytes) => {
+      if (this.held + bytes > MAX_HELD) return false;
+      this.held += bytes;
+      return true;
+    },
+    give: (bytes) => {
+      this.held -= bytes;
+    },
+  };
 
   constructor(private readonly log: Logger) {}
 
-  /** Bytes up to `offset` of upload `id`, a file at `path`, have arrived. */
-  advance(id: string, path: string, offset: number): void {
+  async beginWrite(id: string, path: string, offset: number): Promise<((chunk: Buffer) => void) | undefined> {
     let state = this.states.get(id);
     if (!state || state.path !== path) {
+      if (state) this.forget(id);
       state = {
         path,
-        next: 0,
-        available: 0,
-        scannedTo: 0,
-        entries: new Map(),
-        running: null,
-        stopped: false,
+        scanner: new ZipStreamScanner(this.memory, { maxEntry: MAX_ENTRY }),
         touched: Date.now(),
       };
       this.states.set(id, state);
       this.evict();
     }
-    state.available = Math.max(state.available, offset);
     state.touched = Date.now();
-    if (!state.running && !state.stopped) state.running = this.run(id, state);
+    const { scanner } = state;
+    if (scanner.position !== offset) {
+      // A resumed upload: the bytes from the entry under way to the offset come from the file.
+      const from = offset < scanner.position ? scanner.rewind(offset) : scanner.position;
+      if (offset - from > MAX_REPLAY || !(await this.replay(id, state, from, offset))) {
+        this.forget(id);
+        return undefined;
+      }
+    }
+    return (chunk) => scanner.push(chunk);
   }
 
-  /** Waits for the scan of `id` to reach `size` (the whole upload), then hands its results over (once). */
-  async take(id: string, size: number): Promise<Map<number, ScannedEntry> | undefined> {
+  /** Hands the results for `id` over (once); the upload has ended, so every byte has passed the scan. */
+  take(id: string): Map<number, ScannedEntry> | undefined {
     const state = this.states.get(id);
     if (!state) return undefined;
-    this.advance(id, state.path, size);
-    while (state.running) await state.running;
-    this.states.delete(id);
-    return state.entries;
-  }
-
-  /** Whether a pass over `id` is under way (it stops when it reaches bytes that have not arrived). */
-  scanning(id: string): boolean {
-    return Boolean(this.states.get(id)?.running);
+    this.forget(id);
+    return state.scanner.entries;
   }
 
   forget(id: string): void {
-    const state = this.states.get(id);
-    if (state) state.stopped = true;
+    this.states.get(id)?.scanner.release();
     this.states.delete(id);
+  }
+
+  /** Bytes of entries under way, held for all uploads (for tests). */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Pushes bytes `from`..`to` of the upload's file into its scan; false when they cannot be read. */
+  private async replay(id: string, state: ScanState, from: number, to: number): Promise<boolean> {
+    try {
+      const fh = await open(state.path, 'r');
+      try {
+        for (let at = from; at < to;) {
+          const length = Math.min(REPLAY_WINDOW, to - at);
+          const chunk = await readInto(fh, Buffer.allocUnsafe(length), at, length);
+          if (chunk.length === 0) return false;
+          state.scanner.push(chunk);
+          at += chunk.length;
+        }
+      } finally {
+        await fh.close();
+      }
+      return this.states.get(id) === state;
+    } catch (err) {
+      // A cache: on any trouble the job reads the archive itself.
+      this.log.debug({ err, uploadId: id }, 'upload prescan could not catch up');
+      return false;
+    }
   }
 
   private evict(): void {
@@ -112,91 +124,5 @@ export class ArchivePrescan {
       for (const [id, s] of this.states) if (s.touched < at) [oldest, at] = [id, s.touched];
       this.forget(oldest!);
     }
-  }
-
-  private async run(id: string, state: ScanState): Promise<void> {
-    // What this pass may read: bytes tus has received and that are also in the file (tus reports
-    // bytes as they pass through, a write buffer ahead of the disk). Only bytes beyond it are a
-    // reason for another pass.
-    let passEnd = state.available;
-    const previousEnd = state.scannedTo;
-    const pooled = this.spareWindows.pop() ?? Buffer.allocUnsafe(WINDOW);
-    let buffer = pooled;
-    try {
-      const fh = await open(state.path, 'r');
-      passEnd = Math.min(passEnd, (await fh.stat()).size);
-      state.scannedTo = passEnd;
-      // Entries are read through a window of up to WINDOW bytes, so small files cost no read each.
-      // A read overwrites the window, so what bytesAt returned is used before the next call.
-      let window: Buffer = Buffer.alloc(0);
-      let windowStart = 0;
-      const bytesAt = async (pos: number, length: number): Promise<Buffer> => {
-        if (pos >= windowStart && pos + length <= windowStart + window.length)
-          return window.subarray(pos - windowStart, pos - windowStart + length);
-        const want = Math.max(length, Math.min(WINDOW, passEnd - pos));
-        // An entry larger than the window gets a buffer of its own, not kept.
-        if (buffer.length < want) buffer = Buffer.allocUnsafe(want);
-        window = await readInto(fh, buffer, pos, want);
-        windowStart = pos;
-        return window.subarray(0, Math.min(length, window.length));
-      };
-      try {
-        for (;;) {
-          if (state.stopped || state.next + 30 > passEnd) break;
-          const header = await bytesAt(state.next, 30);
-          if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) {
-            // The central directory (or something we do not follow): nothing more to scan.
-            state.stopped = true;
-            break;
-          }
-          const flags = header.readUInt16LE(6);
-          const method = header.readUInt16LE(8);
-          const crc = header.readUInt32LE(14);
-          const compressed = header.readUInt32LE(18);
-          const size = header.readUInt32LE(22);
-          const dataOffset = state.next + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-          if (flags & 0x0008 || flags & 0x0001 || compressed === 0xffffffff || size === 0xffffffff) {
-            state.stopped = true;
-            break;
-          }
-          const end = dataOffset + compressed;
-          if (end > passEnd) break;
-          if (method === 0 && compressed === size && size <= MAX_ENTRY) {
-            const data = await bytesAt(dataOffset, size);
-            if (data.length === size && crcOf(data) === crc) {
-              state.entries.set(state.next, {
-                size,
-                crc,
-                dataOffset,
-                outcome: classifyEntry(data, true, undefined),
-              });
-            }
-          }
-          state.next = end;
-        }
-        // Flushed as it arrives, so keeping the archive whole has little left to sync at the end.
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-    } catch (err) {
-      // A cache: on any trouble the job reads the archive itself.
-      state.stopped = true;
-      this.log.debug({ err, uploadId: id }, 'upload prescan stopped');
-    } finally {
-      state.running = null;
-      if (this.spareWindows.length < SPARE_WINDOWS) this.spareWindows.push(pooled);
-    }
-    // Bytes that arrived while this pass ran. Without new bytes another pass would find the same
-    // incomplete entry and spin (open, read, sync) until the next chunk lands; so also when the file
-    // did not grow since the last pass (its writes lag behind), the next progress event starts one.
-    if (
-      !state.stopped &&
-      state.available > passEnd &&
-      passEnd > previousEnd &&
-      state.next + 30 <= state.available &&
-      this.states.get(id) === state
-    )
-      state.running = this.run(id, state);
   }
 }

@@ -307,10 +307,8 @@ export function processStudyJob(deps: Deps) {
 
       // What was learned while the upload arrived (this process, same bytes), when the archive is kept
       // whole: those entries' bytes need not be read again.
-      const tw = Date.now();
-      const prescanned =
-        keepWhole && deps.prescan ? await deps.prescan.take(upload.objectName, info.size) : undefined;
-      stages.prescanWait = Date.now() - tw;
+      const taken = deps.prescan?.take(upload.objectName);
+      const prescanned = keepWhole ? taken : undefined;
       const prescanFor = (f: ZipFileEntry) => {
         const pre = prescanned?.get(f.entry.relativeOffsetOfLocalHeader);
         return pre && pre.size === f.size && pre.crc === f.entry.crc32 >>> 0 ? pre : undefined;

@@ -64,18 +64,11 @@ export function uploadRoutes(services: Services): FastifyPluginAsyncZod {
       generateUrl: (_req, { path, id }) => `${path}/${id}`,
       // Limits are enforced before tus sees the request (see authorize); this keeps OPTIONS honest.
       maxSize: 5 * 1024 ** 4,
-      // Progress events drive the prescan below.
-      postReceiveInterval: 100,
     });
     const { prescan } = services;
-    if (prescan && uploadArea.localPath) {
-      const localPath = uploadArea.localPath;
-      const follow = (upload: { id: string; offset: number }) => {
-        if (OBJECT_NAME.test(upload.id)) prescan.advance(upload.id, localPath(upload.id), upload.offset);
-      };
-      tus.on(EVENTS.POST_RECEIVE, (_req, upload) => follow(upload));
-      tus.on(EVENTS.POST_FINISH, (_req, _res, upload) => follow(upload));
-      // A terminated or re-created upload starts from nothing.
+    if (prescan) {
+      // The prescan sees the bytes as the upload area writes them; a terminated or re-created upload
+      // starts from nothing.
       tus.on(EVENTS.POST_CREATE, (_req, upload) => prescan.forget(upload.id));
       tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => prescan.forget(id));
     }
