@@ -10,11 +10,10 @@
  *                                           BENCH_WITH=put,orthanc the contenders besides dd;
  *                                           needs /usr/sbin/Orthanc for the comparison)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, createWriteStream, existsSync, fdatasyncSync, openSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
-import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,15 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { CHANNELS } from '../../apps/server/src/db/change-feed';
 import { studyUploads } from '../../apps/server/src/db/schema/index';
-import {
-  buildZip,
-  listen,
-  makeDicom,
-  newPatient,
-  processUploaded,
-  storageToken,
-  uid,
-} from '../../apps/server/test/helpers/studies';
+import { listen, newPatient, processUploaded, storageToken } from '../../apps/server/test/helpers/studies';
 import { createTestContext, eventually, type TestContext } from '../../apps/server/test/helpers/test-app';
 import { median } from '../median';
 
@@ -40,17 +31,47 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // Contenders besides dd (which every ratio needs): BENCH_WITH=put,orthanc by default. Leaving them
 // out shortens the server's idle time between its uploads (see the README).
 const WITH = new Set((process.env.BENCH_WITH ?? 'put,orthanc').split(',').filter(Boolean));
-const uploadClientScript = fileURLToPath(new URL('./upload-client.ts', import.meta.url));
-// The archive under test, written once per set for the upload client to read.
-const zipFile = path.join(await mkdtemp(path.join(tmpdir(), 'bench-ingest-')), 'study.zip');
+// The set under test (`study.zip` and `files/`), made once per set by make-data.ts.
+const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-ingest-'));
+const zipFile = path.join(dataDir, 'study.zip');
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
 
-function series(count: number, rows: number, cols: number): Buffer[] {
-  const study = uid();
-  const ser = uid();
-  return Array.from({ length: count }, (_, i) =>
-    makeDicom({ studyUid: study, seriesUid: ser, sopUid: uid(), instanceNumber: i + 1, rows, columns: cols }),
+/**
+ * Runs one of this folder's helper scripts in a process of its own and resolves with the JSON line
+ * it prints first (not when it exits). Everything but the server under test runs this way (the
+ * data, the upload clients, the plain-PUT servers), so the server's process holds only itself, as
+ * in production: before this, the bench made and kept 300 MiB of test data in it.
+ */
+function helper<T>(
+  script: string,
+  job: Record<string, unknown>,
+): { result: Promise<T>; child: ChildProcess } {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      fileURLToPath(new URL(script, import.meta.url)),
+      JSON.stringify(job),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  const result = new Promise<T>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.endsWith('\n')) resolve(JSON.parse(out) as T);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { result, child };
+}
+
+/** Writes a data set into `dataDir`: the files for Orthanc and the ZIP for our upload and the PUTs. */
+async function makeData(set: string): Promise<{ files: number; bytes: number }> {
+  await rm(path.join(dataDir, 'files'), { recursive: true, force: true });
+  return helper<{ files: number; bytes: number }>('./make-data.ts', { set, dir: dataDir }).result;
 }
 
 /**
@@ -77,60 +98,36 @@ function ddSeconds(dir: string, bytes: number): number {
 }
 
 /**
- * The same bytes PUT over loopback to a bare Node server: with `file`, it writes them to a file in
- * DATA_DIR through Node's default stream buffer and syncs it (no tus, no parsing, no database);
- * without, it only counts them (what moving the bytes over HTTP costs here, the floor of any upload).
+ * The same bytes PUT over loopback to a bare Node server (put-server.ts): with `file`, it writes them
+ * to a file in DATA_DIR and syncs it; without, it only counts them.
  */
 async function plainHttpSeconds(file?: string): Promise<number> {
-  const server = http.createServer((req, res) => {
-    if (!file) {
-      req.resume().on('end', () => res.end());
-      return;
-    }
-    const out = createWriteStream(file);
-    req.pipe(out);
-    out.on('finish', () => {
-      const fd = openSync(file, 'r');
-      fdatasyncSync(fd);
-      closeSync(fd);
-      res.end();
+  const server = helper<{ port: number }>('./put-server.ts', file ? { file } : {});
+  try {
+    const { port } = await server.result;
+    const { start, end } = await uploadClient({
+      mode: 'put',
+      file: zipFile,
+      url: `http://127.0.0.1:${port}/`,
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  const { start, end } = await uploadClient({ mode: 'put', file: zipFile, url: `http://127.0.0.1:${port}/` });
-  server.close();
-  if (file) await rm(file, { force: true });
-  return (end - start) / 1000;
+    return (end - start) / 1000;
+  } finally {
+    server.child.kill('SIGTERM');
+    if (file) await rm(file, { force: true });
+  }
 }
 
 /**
  * Runs `upload-client.ts` in its own process, as the browser is: sending the bytes must not take
- * the server's event loop. Resolves as soon as it reports (not when its process has exited) with
- * when it started sending and when the upload ended (epoch ms).
+ * the server's event loop. Resolves with when it started sending and when the upload ended (epoch ms).
  */
 function uploadClient(
   job: Record<string, unknown>,
 ): Promise<{ start: number; end: number; processed?: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), uploadClientScript, JSON.stringify(job)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.endsWith('\n')) resolve(JSON.parse(out) as { start: number; end: number });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`upload client exited with ${code}`)));
-  });
+  return helper<{ start: number; end: number; processed?: number }>('./upload-client.ts', job).result;
 }
 
-async function orthanc(files: Buffer[]): Promise<number | null> {
+async function orthanc(): Promise<number | null> {
   if (!existsSync('/usr/sbin/Orthanc')) return null;
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-orthanc-'));
   const port = 18000 + Math.floor(Math.random() * 1000);
@@ -151,18 +148,12 @@ async function orthanc(files: Buffer[]): Promise<number | null> {
       async () => (await fetch(`http://127.0.0.1:${port}/system`).catch(() => null))?.ok,
       30_000,
     );
-    const t = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < files.length) {
-          const f = files[next++]!;
-          const res = await fetch(`http://127.0.0.1:${port}/instances`, { method: 'POST', body: f });
-          if (!res.ok) throw new Error(`orthanc ${res.status}`);
-        }
-      }),
-    );
-    return (Date.now() - t) / 1000;
+    const { start, end } = await uploadClient({
+      mode: 'orthanc',
+      dir: path.join(dataDir, 'files'),
+      url: `http://127.0.0.1:${port}/instances`,
+    });
+    return (end - start) / 1000;
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
@@ -279,8 +270,7 @@ try {
   // has long paid. Orthanc is native code and has nothing to warm.
   {
     const warm = await newPatient(ctx, `bench-warm-up-${randomUUID()}@example.com`);
-    const zip = buildZip(series(5, 64, 64).map((data, i) => ({ name: `DICOM/${i}.dcm`, data })));
-    await writeFile(zipFile, zip);
+    await makeData('warm');
     const objectName = `${warm.id}/${randomUUID()}/study.zip`;
     await uploadClient({
       mode: 'tus',
@@ -293,12 +283,9 @@ try {
     await processUploaded(ctx, warm, objectName);
   }
   for (const set of sets) {
-    const files = set === 'ct' ? series(300, 512, 512) : series(5000, 180, 180);
-    const bytes = files.reduce((n, f) => n + f.length, 0);
-    const zip = buildZip(files.map((data, i) => ({ name: `DICOM/${String(i).padStart(5, '0')}.dcm`, data })));
-    await writeFile(zipFile, zip);
+    const { files, bytes } = await makeData(set);
     console.log(
-      `\n== ${set === 'ct' ? 'CT series, 300 x 512x512 16-bit' : '5,000 files of ~64 KB'}: ${files.length} files, ${mb(bytes)} MiB, ${ROUNDS} round(s)`,
+      `\n== ${set === 'ct' ? 'CT series, 300 x 512x512 16-bit' : '5,000 files of ~64 KB'}: ${files} files, ${mb(bytes)} MiB, ${ROUNDS} round(s)`,
     );
     const rounds: Round[] = [];
     // Rounds interleave the contenders, so a slow spell of the machine touches all of them.
@@ -311,7 +298,7 @@ try {
       const put = WITH.has('put') ? await plainHttpSeconds(path.join(ctx.dataDir, 'plain-http.bin')) : null;
       if (WITH.has('put')) await settleDisk();
       const discard = WITH.has('put') ? await plainHttpSeconds() : null;
-      const orth = WITH.has('orthanc') ? await orthanc(files) : null;
+      const orth = WITH.has('orthanc') ? await orthanc() : null;
       rounds.push({ ...o, dd, ddBusy, put, discard, orthanc: orth });
       console.log(
         `round ${r + 1}: upload ${s3(o.upload)} | process call ${s3(o.processCall)} | list ${s3(o.stages.list)} | unzip+parse ${s3(o.stages.unzipParse)} | store ${s3(o.stages.store)} | index ${s3(o.stages.index)} | before the job ran ${s3(o.queued)} | first byte -> completed ${s3(o.total)} | server CPU during upload ${s3(o.serverCpu)} (system ${s3(o.serverSystem)}), GC ${s3(o.gc)}` +
@@ -351,5 +338,5 @@ try {
   }
 } finally {
   await ctx.close();
-  await rm(path.dirname(zipFile), { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 }

@@ -4,14 +4,21 @@
 // milliseconds.
 //   {"mode":"tus","file":…,"base":…,"token":…,"objectName":…,"chunkSize":…,"process":{url,headers,body}}
 //   {"mode":"put","file":…,"url":…}   (a plain HTTP PUT of the same bytes)
+//   {"mode":"orthanc","dir":…,"url":…} (each file of `dir` POSTed to Orthanc's /instances, 4 at a time)
 // With `process`, it then asks for processing at once, as the upload page does ({processed} is
 // when that call answered).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { tusUpload } from '../../apps/server/test/helpers/tus-upload';
 
 const job = JSON.parse(process.argv[2] ?? '{}');
-const data = readFileSync(job.file);
+const data = job.file ? readFileSync(job.file) : Buffer.alloc(0);
+const files = job.dir
+  ? readdirSync(job.dir)
+      .sort()
+      .map((name) => readFileSync(path.join(job.dir, name)))
+  : [];
 const now = () => performance.timeOrigin + performance.now();
 
 function put(): Promise<void> {
@@ -24,12 +31,27 @@ function put(): Promise<void> {
   });
 }
 
+async function postToOrthanc(): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < files.length) {
+        const res = await fetch(job.url, { method: 'POST', body: files[next++]! });
+        if (!res.ok) throw new Error(`Orthanc answered ${res.status}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+}
+
 // Node loads its fetch implementation on the first call, which a browser has long done: load it
 // before the clock starts, so the process call below times the server, not this process.
 if (job.process) await (await fetch(`${job.base}/api/health`)).arrayBuffer();
+if (job.mode === 'orthanc') await (await fetch(new URL('/system', job.url))).arrayBuffer();
 
 const start = now();
 if (job.mode === 'put') await put();
+else if (job.mode === 'orthanc') await postToOrthanc();
 else await tusUpload(job.base, job.token, job.objectName, data, { chunkSize: job.chunkSize });
 const end = now();
 let processed: number | undefined;
