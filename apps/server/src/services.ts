@@ -43,6 +43,7 @@ import { transferStudyJob } from './modules/viewer/transfer-study.job';
 import { createViewerGrants, type ViewerGrants } from './modules/viewer/viewer-grants';
 import { createViewerService, type ViewerService } from './modules/viewer/viewer.service';
 import { createDicomStore } from './ports/dicom-store/index';
+import { tuneHeapForUploads } from './heap-tuning';
 import type { DicomStore } from './ports/dicom-store/dicom-store';
 
 /** Everything a request handler or job may use, built once per process from the config. */
@@ -99,6 +100,7 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, log: Logger, opts: ServiceOptions): Promise<Services> {
+  tuneHeapForUploads();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
