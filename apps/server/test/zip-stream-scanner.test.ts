@@ -194,4 +194,17 @@ describe('reading a ZIP from its bytes as they pass by', () => {
     expect(results(scanner)).toHaveLength(5);
     expect(() => scanner.rewind(zip.length + 1)).toThrow(RangeError);
   });
+
+  it('gives back the memory of an entry whose name it was reading when it goes back', () => {
+    const m = memory();
+    const scanner = new ZipStreamScanner(m, { maxEntry: 1 << 30 });
+    const inName = offsets[3]! + 30 + 3;
+    scanner.push(zip.subarray(0, inName));
+    expect(m.held).toBe(entries[3]!.data.length);
+    expect(scanner.rewind(inName)).toBe(offsets[3]);
+    expect(m.held).toBe(0);
+    pushInChunks(scanner, zip, 100, offsets[3]);
+    expect(results(scanner)).toHaveLength(5);
+    expect(m.held).toBe(0);
+  });
 });

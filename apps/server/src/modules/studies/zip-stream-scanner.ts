@@ -108,10 +108,12 @@ export class ZipStreamScanner {
 
   /** Gives back the memory of the entry under way, which is then left to the job (the scan is dropped or goes back). */
   release(): void {
-    if (this.phase.kind === 'data' && this.phase.keep) {
-      this.memory.give(this.phase.size);
-      this.phase.keep = false;
-      this.phase.buffer = null;
+    // While the entry's name is skipped, its data phase waits behind (with its memory taken).
+    const pending = this.phase.kind === 'skip' ? this.phase.then : this.phase;
+    if (pending.kind === 'data' && pending.keep) {
+      this.memory.give(pending.size);
+      pending.keep = false;
+      pending.buffer = null;
     }
     this.entryBuffer = null;
   }
