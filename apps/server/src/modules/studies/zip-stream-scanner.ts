@@ -17,8 +17,12 @@ export interface EntryMemory {
   give(bytes: number): void;
 }
 
-/** An entry buffer up to this size is kept for the upload's next entries; a larger one is not. */
-const KEPT_BUFFER = 8 * 1024 * 1024;
+/**
+ * An entry buffer up to this size is kept for the upload's next entries (a CT slice is 0.5 MiB); a
+ * larger entry gets one of its own. It bounds what an upload that stopped arriving holds until its
+ * scan is dropped.
+ */
+const KEPT_BUFFER = 1024 * 1024;
 
 const LOCAL_HEADER = 0x04034b50;
 const HEADER_LENGTH = 30;
