@@ -3,8 +3,6 @@ import type { Logger } from 'pino';
 import { readInto, type UploadWriteObserver } from '../uploads/upload-area';
 import { ZipStreamScanner, type EntryMemory, type ScannedEntry } from './zip-stream-scanner';
 
-export type { ScannedEntry };
-
 interface ScanState {
   path: string;
   scanner: ZipStreamScanner;
