@@ -47,6 +47,11 @@ const IN_MEMORY_MAX = 64 * 1024 * 1024;
 const HEADER_PREFIX = 16 * 1024 * 1024;
 /** Instances stored per batch (their keys are recorded before any of them is written). */
 const BATCH_COUNT = 256;
+/**
+ * When the archive is kept whole nothing is written per instance and no bytes stay in memory, so a
+ * batch is only a lookup of the instances already stored: one per 5,000 instead of one per 256.
+ */
+const KEPT_WHOLE_BATCH_COUNT = 5000;
 const BATCH_BYTES = 48 * 1024 * 1024;
 const PUT_CONCURRENCY = 8;
 /**
@@ -401,7 +406,8 @@ export function processStudyJob(deps: Deps) {
           stages.unzipParse! += Date.now() - tp;
           batch.push({ header, crc, size: file.size, data: complete ? data : null, file, dataOffset });
           batchBytes += complete && data ? file.size : 0;
-          if (batch.length >= BATCH_COUNT || batchBytes >= BATCH_BYTES) flush();
+          if (batch.length >= (keepWhole ? KEPT_WHOLE_BATCH_COUNT : BATCH_COUNT) || batchBytes >= BATCH_BYTES)
+            flush();
         }
         flush();
       } finally {
