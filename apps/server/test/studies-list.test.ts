@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { studyListItemSchema } from '@mi/contracts/studies';
-import { auditEvents, studies } from '../src/db/schema/index';
+import { auditEvents, notifications, studies } from '../src/db/schema/index';
 import { createAuditBuffer } from '../src/modules/studies/audit-buffer';
 import {
   buildZip,
@@ -169,5 +169,38 @@ describe('studies list', () => {
     expect(rows.map((r) => Number(r.targetId)).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 1200 }, (_, i) => i),
     );
+  });
+});
+
+describe('notifications list', () => {
+  it('lists unread notifications first, so none is pushed out by newer read ones', async () => {
+    const { db } = ctx.services.database;
+    const owner = await newPatient(ctx, 'notes-list@example.com');
+    const start = Date.UTC(2025, 0, 1);
+    // One old unread notification, then 120 newer ones that are already read.
+    await db.insert(notifications).values([
+      {
+        userId: owner.id,
+        type: 'system',
+        title: 'old unread',
+        description: 'x',
+        createdAt: new Date(start),
+      },
+      ...Array.from({ length: 120 }, (_, i) => ({
+        userId: owner.id,
+        type: 'system' as const,
+        title: `read ${i}`,
+        description: 'x',
+        read: true,
+        createdAt: new Date(start + (i + 1) * 1000),
+      })),
+    ]);
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/notifications/', headers: owner.auth });
+    const body = res.json() as { data: { title: string; read: boolean }[]; unreadCount: number };
+    expect(body.unreadCount).toBe(1);
+    expect(body.data).toHaveLength(100);
+    expect(body.data[0]).toMatchObject({ title: 'old unread', read: false });
+    // The read ones follow, newest first.
+    expect(body.data.slice(1, 3).map((n) => n.title)).toEqual(['read 119', 'read 118']);
   });
 });

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -8,7 +8,10 @@ import { AppError } from '../../http/app-error';
 import { requireUser } from '../../http/auth-hook';
 import type { Services } from '../../services';
 
-/** How many notifications the list returns (newest first). */
+/**
+ * How many notifications the list returns: unread ones first, each part newest first, so an unread
+ * notification is never pushed out of the list by newer read ones.
+ */
 const LIST_LIMIT = 100;
 
 /** `GET /api/notifications/` and `PUT /api/notifications/:id/read`, for the caller's own notifications. */
@@ -28,7 +31,7 @@ export function notificationsRoutes(services: Services): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['notifications'],
-          summary: 'Your notifications, newest first',
+          summary: 'Your notifications, unread first, then newest first',
           response: { 200: notificationListSchema, 401: errorBodySchema },
         },
       },
@@ -38,7 +41,7 @@ export function notificationsRoutes(services: Services): FastifyPluginAsyncZod {
           .select()
           .from(notifications)
           .where(eq(notifications.userId, auth.user.id))
-          .orderBy(desc(notifications.createdAt), desc(notifications.id))
+          .orderBy(asc(notifications.read), desc(notifications.createdAt), desc(notifications.id))
           .limit(LIST_LIMIT);
         const [unread] = await db
           .select({ n: count() })

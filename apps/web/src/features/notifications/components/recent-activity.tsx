@@ -73,6 +73,8 @@ export function RecentActivity({ compact = false }: { compact?: boolean }) {
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
 
   const unread = notifications.data?.data.filter((n) => !n.read) ?? [];
+  // The list holds at most the newest 100 unread; the count is all of them.
+  const unreadCount = Math.max(notifications.data?.unreadCount ?? 0, unread.length);
 
   const onMarkRead = (id: string) =>
     markRead.mutate(id, {
@@ -103,8 +105,8 @@ export function RecentActivity({ compact = false }: { compact?: boolean }) {
     <Card className="flex flex-col">
       <CardHeader className="flex-row items-center justify-between gap-2 space-y-0">
         <CardTitle>Recent Activity</CardTitle>
-        <Badge variant="secondary" aria-label={`${unread.length} unread notifications`}>
-          {unread.length}
+        <Badge variant="secondary" aria-label={`${unreadCount} unread notifications`}>
+          {unreadCount}
         </Badge>
       </CardHeader>
       <CardContent
