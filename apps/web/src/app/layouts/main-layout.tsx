@@ -7,7 +7,6 @@ import { Sheet, SheetContent, SheetDescription, SheetTitle, SheetTrigger } from 
 import { Spinner } from '@/components/ui/spinner';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { EmailVerificationBanner } from '@/features/auth/components/email-verification-banner';
-import { WelcomeDialog } from '@/features/onboarding/components/welcome-dialog';
 import { SidebarNav } from './sidebar-nav';
 import { SkipLink } from './skip-link';
 import { UserMenu } from './user-menu';
@@ -62,7 +61,6 @@ export function MainLayout() {
           </div>
         </main>
       </div>
-      <WelcomeDialog user={user} />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { StatCounters } from '@/features/dashboard/components/stat-counters';
 import { RecentActivity } from '@/features/notifications/components/recent-activity';
+import { WelcomeDialog } from '@/features/onboarding/components/welcome-dialog';
 import { usePendingJobs } from '@/features/studies/api/get-pending-jobs';
 import { useUserStudies } from '@/features/studies/api/get-user-studies';
 import { StudyCards } from '@/features/studies/components/study-cards';
@@ -42,6 +43,8 @@ export default function DashboardRoute() {
           <RecentActivity compact={!studies.data?.length} />
         </div>
       </div>
+      {/* Spec §2: the onboarding belongs to the Dashboard, whose 'Upload New Study' its first step names. */}
+      <WelcomeDialog user={user} />
     </>
   );
 }
