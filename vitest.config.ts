@@ -1,7 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // One runner for every unit and integration test in the repo. Browser tests live in e2e/ (Playwright).
 export default defineConfig({
+  // The web app's own import alias, so its modules load in tests as they do in the Vite build.
+  resolve: {
+    alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('apps/web/src/', import.meta.url)) }],
+  },
   test: {
     include: ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     environment: 'node',

@@ -144,6 +144,6 @@ test('an upload interrupted by a page reload resumes where it stopped and finish
   const firstPatch = tus.find((r) => r.method === 'PATCH');
   expect(Number(firstPatch?.offset)).toBeGreaterThan(0);
 
-  await expect(studyRow(page, 'Resume^Patient')).toBeVisible({ timeout: 120_000 });
-  await expect(studyRow(page, 'Resume^Patient')).toContainText('Resumed Upload');
+  await expect(studyRow(page, 'Resume, Patient')).toBeVisible({ timeout: 120_000 });
+  await expect(studyRow(page, 'Resume, Patient')).toContainText('Resumed Upload');
 });

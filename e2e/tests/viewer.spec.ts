@@ -191,7 +191,7 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   });
 
   // The row shows the study's picture, rendered on the server.
-  const thumbnail = studyRow(page, 'Viewer^Phantom').locator('img').first();
+  const thumbnail = studyRow(page, 'Viewer, Phantom').locator('img').first();
   await expect(thumbnail).toHaveAttribute('src', /\/api\/studies\/[^/]+\/thumbnail$/, { timeout: 90_000 });
   await expect
     .poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
@@ -202,7 +202,7 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   expect(thumbResponse.headers()['content-type']).toBe('image/webp');
   await page.screenshot({ path: test.info().outputPath('my-studies.png') });
 
-  const { viewer, studyId } = await openFromMyStudies(page, 'Viewer^Phantom');
+  const { viewer, studyId } = await openFromMyStudies(page, 'Viewer, Phantom');
   expect(studyId).not.toBe('');
   // The credential never stays in the address bar.
   expect(viewer.url()).not.toContain('grant=');
@@ -264,7 +264,7 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   await other.close();
 
   // Deleting the study ends the viewer credential.
-  const row = studyRow(page, 'Viewer^Phantom');
+  const row = studyRow(page, 'Viewer, Phantom');
   await row.getByRole('button', { name: 'Delete study' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(row).toHaveCount(0, { timeout: 20_000 });
@@ -288,7 +288,7 @@ test("a study opens in OHIF from the Dashboard's View Study, is drawn, and opens
     patientName: 'Dashboard^Phantom',
     description: 'Dashboard phantom',
   });
-  await expect(studyRow(page, 'Dashboard^Phantom')).toBeVisible({ timeout: 90_000 });
+  await expect(studyRow(page, 'Dashboard, Phantom')).toBeVisible({ timeout: 90_000 });
 
   await page.goto('/');
   const card = page

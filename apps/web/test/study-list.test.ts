@@ -98,6 +98,20 @@ describe('studies list rules (spec §2, §5)', () => {
     expect(distinctModalities([a, b, c])).toEqual(['CT', 'MR']);
   });
 
+  it('offers single modalities and keeps a study of several modalities under each of them', () => {
+    const mixed = study('m', { modality: 'CT/SR' });
+    expect(distinctModalities([a, b, mixed])).toEqual(['CT', 'MR', 'SR']);
+    expect(ids(filterStudies([a, b, mixed], { ...EMPTY_FILTER, modality: 'CT' }))).toEqual(['a', 'm']);
+    expect(ids(filterStudies([a, b, mixed], { ...EMPTY_FILTER, modality: 'sr' }))).toEqual(['m']);
+    expect(ids(filterStudies([a, b, mixed], { ...EMPTY_FILTER, modality: 'C' }))).toEqual([]);
+  });
+
+  it('finds a patient by the name as shown, or by its words in any order', () => {
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'zed, anna' }))).toEqual(['a']);
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'Anna Zed' }))).toEqual(['a']);
+    expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'Bob Zed' }))).toEqual([]);
+  });
+
   it('keeps study dates inside the range, whole days included, a missing date counting as the epoch', () => {
     const range = { from: new Date(2020, 4, 1), to: new Date(2021, 0, 10) };
     expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, date: range }))).toEqual(['a', 'b']);
@@ -112,7 +126,7 @@ describe('studies list rules (spec §2, §5)', () => {
 
   it('builds the Get Analysis link with encoded names and N/A defaults', () => {
     expect(analysisHref(a)).toBe(
-      '/services/available?action=getanalysis&studyId=a&studyName=Chest&patientName=Zed%5EAnna',
+      '/services/available?action=getanalysis&studyId=a&studyName=Chest&patientName=Zed%2C%20Anna',
     );
     expect(analysisHref(c)).toBe(
       '/services/available?action=getanalysis&studyId=c&studyName=N%2FA&patientName=N%2FA',

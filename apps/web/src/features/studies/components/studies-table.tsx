@@ -9,7 +9,13 @@ import {
   DropdownMenuTrigger,
 } from '@/components/ui/dropdown-menu';
 import { formatDate } from '@/lib/format';
-import { analysisHref, viewerHref, type StudySort, type StudySortKey } from '../utils/study-list';
+import {
+  analysisHref,
+  patientDisplayName,
+  viewerHref,
+  type StudySort,
+  type StudySortKey,
+} from '../utils/study-list';
 
 interface Column {
   label: string;
@@ -94,7 +100,7 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
         </span>
       </td>
       <td className="max-w-48 px-2 py-2.5">
-        <span className="line-clamp-2 [overflow-wrap:anywhere]">{m.patientName || <NA />}</span>
+        <span className="line-clamp-2 [overflow-wrap:anywhere]">{patientDisplayName(study) || <NA />}</span>
       </td>
       <td className="px-2 py-2.5">
         <span className="inline-flex items-center gap-1">

@@ -13,6 +13,7 @@ import {
   distinctModalities,
   matchesModality,
   matchesSearch,
+  patientDisplayName,
   viewerHref,
 } from '../utils/study-list';
 import { ModalitySelect, SearchInput } from './study-filter-bar';
@@ -32,7 +33,9 @@ function StudyCard({ study }: { study: StudyListItem }) {
       />
       <div className="min-w-0">
         <h3 className="font-medium [overflow-wrap:anywhere]">{m.studyDescription || 'N/A'}</h3>
-        <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">{m.patientName || 'N/A'}</p>
+        <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
+          {patientDisplayName(study) || 'N/A'}
+        </p>
       </div>
       <dl className="grid grid-cols-2 gap-2 text-sm">
         <div>

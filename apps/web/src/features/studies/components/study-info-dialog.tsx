@@ -1,6 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import { formatDate } from '@/lib/format';
+import { formatDate, formatPersonName } from '@/lib/format';
 
 function orNA(value: string | null | undefined): string {
   return value?.trim() ? value : 'N/A';
@@ -9,7 +9,7 @@ function orNA(value: string | null | undefined): string {
 function patientInformation(study: StudyListItem): string {
   const m = study.metadata;
   const parts = [
-    m.patientName,
+    formatPersonName(m.patientName),
     m.patientId && `ID ${m.patientId}`,
     m.patientBirthDate && `Born ${formatDate(m.patientBirthDate) || m.patientBirthDate}`,
     m.patientSex && `Sex ${m.patientSex}`,

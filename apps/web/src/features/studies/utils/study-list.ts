@@ -1,5 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
+import { formatPersonName } from '@/lib/format';
 
 /** Spec §2 sortable keys. */
 export type StudySortKey =
@@ -40,22 +41,40 @@ function studyDateTime(study: StudyListItem): number {
   return time(study.metadata.studyDate);
 }
 
-/** Spec §5: substring on description, id, modality or patient name (any case). */
+/** The patient name as the list shows it ('DOE, JOHN' for the DICOM 'DOE^JOHN'). */
+export function patientDisplayName(study: StudyListItem): string {
+  return formatPersonName(study.metadata.patientName);
+}
+
+/**
+ * Spec §5: substring on description, id, modality or patient name (any case). The name matches in
+ * its shown form, and also when every word of the search is in it ('john doe' finds 'DOE, JOHN').
+ */
 export function matchesSearch(study: StudyListItem, search: string): boolean {
   const needle = search.trim().toLowerCase();
   if (!needle) return true;
-  return [
-    study.metadata.studyDescription,
-    study.id,
-    study.metadata.modality,
-    study.metadata.patientName,
-  ].some((value) => value?.toLowerCase().includes(needle));
+  const name = patientDisplayName(study).toLowerCase();
+  const fields = [study.metadata.studyDescription, study.id, study.metadata.modality, name];
+  if (fields.some((value) => value?.toLowerCase().includes(needle))) return true;
+  const words = needle.split(/[\s,^]+/).filter(Boolean);
+  return words.length > 1 && words.every((word) => name.includes(word));
 }
 
-/** Spec §5: modality filter by equality (any case); 'all' keeps everything. */
+/** The study's modalities, upper case: the list joins them with '/' ('CT/SR' is CT and SR). */
+function modalitiesOf(study: StudyListItem): string[] {
+  return (study.metadata.modality ?? '')
+    .split('/')
+    .map((m) => m.trim().toUpperCase())
+    .filter(Boolean);
+}
+
+/**
+ * Spec §5: modality filter by equality (any case); 'all' keeps everything. A study of several
+ * modalities (CT and SR) is kept for each of them.
+ */
 export function matchesModality(study: StudyListItem, modality: string): boolean {
   if (modality === 'all') return true;
-  return (study.metadata.modality ?? '').toLowerCase() === modality.toLowerCase();
+  return modalitiesOf(study).includes(modality.toUpperCase());
 }
 
 export function filterStudies(studies: readonly StudyListItem[], filter: StudyFilter): StudyListItem[] {
@@ -71,10 +90,10 @@ export function filterStudies(studies: readonly StudyListItem[], filter: StudyFi
   });
 }
 
-/** The distinct modalities of the list (one entry per spelling in any case), sorted. */
+/** The distinct single modalities of the list, upper case and sorted (a CT/SR study gives CT and SR). */
 export function distinctModalities(studies: readonly StudyListItem[]): string[] {
   const set = new Set<string>();
-  for (const s of studies) if (s.metadata.modality) set.add(s.metadata.modality.toUpperCase());
+  for (const s of studies) for (const m of modalitiesOf(s)) set.add(m);
   return [...set].sort((a, b) => a.localeCompare(b));
 }
 
@@ -84,7 +103,7 @@ function sortValue(study: StudyListItem, key: StudySortKey): string | number {
     case 'id':
       return (study.metadata.studyDescription ?? '').toLowerCase();
     case 'patientName':
-      return (study.metadata.patientName ?? '').toLowerCase();
+      return patientDisplayName(study).toLowerCase();
     case 'type':
       return (study.metadata.modality ?? '').toLowerCase();
     case 'uploadDate':
@@ -111,7 +130,7 @@ export function sortStudies(studies: readonly StudyListItem[], sort: StudySort):
 /** Spec §2: Get Analysis target; study name and patient name URL-encoded, 'N/A' when missing. */
 export function analysisHref(study: StudyListItem): string {
   const studyName = encodeURIComponent(study.metadata.studyDescription || 'N/A');
-  const patientName = encodeURIComponent(study.metadata.patientName || 'N/A');
+  const patientName = encodeURIComponent(patientDisplayName(study) || 'N/A');
   return `/services/available?action=getanalysis&studyId=${encodeURIComponent(study.id)}&studyName=${studyName}&patientName=${patientName}`;
 }
 
