@@ -147,6 +147,11 @@ describe('upload, process, list', () => {
     expect(await usedBytes(ada.id)).toBe(before);
     const inst = await ctx.services.database.db.select().from(instances);
     expect(inst).toHaveLength(2);
+    // The notification says nothing new was added.
+    const notes = await ctx.app.inject({ method: 'GET', url: '/api/notifications/', headers: ada.auth });
+    expect(notes.json().data[0].description).toBe(
+      'Your upload has been processed: 2 studies with 2 images are ready in My Studies. All of them were already there, so nothing new was added.',
+    );
 
     const eves = await uploadAndProcess(ctx, base, eve, buildZip(files.slice(0, 1)));
     expect(eves.upload.status).toBe('completed');

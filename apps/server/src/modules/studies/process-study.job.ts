@@ -448,7 +448,7 @@ export function processStudyJob(deps: Deps) {
         throw new IngestError(
           summary.files === 0
             ? 'The upload is empty: no files were found in the ZIP.'
-            : `No DICOM images were found in your upload. ${summary.skipped} file(s) were skipped${reasons ? ` (${reasons})` : ''}.`,
+            : `No DICOM images were found in your upload. ${summary.skipped} ${summary.skipped === 1 ? 'file was' : 'files were'} skipped${reasons ? ` (${reasons})` : ''}.`,
         );
       }
 
@@ -531,8 +531,11 @@ export type ProcessStudyJob = ReturnType<typeof processStudyJob>;
 function describeSuccess(studyCount: number, s: Summary): string {
   const images = s.instances + s.unchanged;
   let text = `Your upload has been processed: ${studyCount} ${studyCount === 1 ? 'study' : 'studies'} with ${images} ${images === 1 ? 'image' : 'images'} ${studyCount === 1 ? 'is' : 'are'} ready in My Studies.`;
-  if (s.unchanged > 0)
-    text += ` ${s.unchanged} ${s.unchanged === 1 ? 'image was' : 'images were'} already stored.`;
+  // A re-upload adds nothing: say so, rather than read as if new images arrived.
+  if (s.unchanged > 0 && s.instances === 0)
+    text += ` ${s.unchanged === 1 ? 'It was' : 'All of them were'} already there, so nothing new was added.`;
+  else if (s.unchanged > 0)
+    text += ` ${s.unchanged} of them ${s.unchanged === 1 ? 'was' : 'were'} already there.`;
   const skippedFiles = s.skipped - (s.skipReasons['DICOMDIR (media index, read)'] ?? 0);
   if (skippedFiles > 0) {
     const reasons = Object.entries(s.skipReasons)
