@@ -112,6 +112,16 @@ describe('studies list rules (spec §2, §5)', () => {
     expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, search: 'Bob Zed' }))).toEqual([]);
   });
 
+  it('finds names without regard to accents, and by their phonetic group', () => {
+    const buc = study('buc', { patientName: 'Buc^Jérôme', studyDescription: 'Épaule' });
+    const yamada = study('yam', { patientName: 'Yamada^Tarou=山田^太郎=やまだ^たろう' });
+    expect(ids(filterStudies([a, buc, yamada], { ...EMPTY_FILTER, search: 'jerome' }))).toEqual(['buc']);
+    expect(ids(filterStudies([a, buc, yamada], { ...EMPTY_FILTER, search: 'Jérôme Buc' }))).toEqual(['buc']);
+    expect(ids(filterStudies([a, buc, yamada], { ...EMPTY_FILTER, search: 'epaule' }))).toEqual(['buc']);
+    expect(ids(filterStudies([a, buc, yamada], { ...EMPTY_FILTER, search: 'やまだ' }))).toEqual(['yam']);
+    expect(ids(filterStudies([a, buc, yamada], { ...EMPTY_FILTER, search: '山田' }))).toEqual(['yam']);
+  });
+
   it('keeps study dates inside the range, whole days included, a missing date counting as the epoch', () => {
     const range = { from: new Date(2020, 4, 1), to: new Date(2021, 0, 10) };
     expect(ids(filterStudies([a, b, c], { ...EMPTY_FILTER, date: range }))).toEqual(['a', 'b']);

@@ -40,7 +40,10 @@ export default function DashboardRoute() {
         <StatCounters totalStudies={total} pendingAnalysis={0} completedAnalysis={0} />
         <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
           <StudyCards studies={studies.data} isPending={studies.isPending} error={studies.error} />
-          <RecentActivity compact={!studies.data?.length} />
+          {/* On a phone the (height-capped) activity panel comes first, not after every study card. */}
+          <div className="order-first lg:order-none">
+            <RecentActivity compact={!studies.data?.length} />
+          </div>
         </div>
       </div>
       {/* Spec §2: the onboarding belongs to the Dashboard, whose 'Upload New Study' its first step names. */}

@@ -26,9 +26,10 @@ export function EmailVerificationBanner({ user }: { user: User }) {
       className="mb-6 flex-wrap items-center"
     >
       <MailWarning aria-hidden="true" />
-      <div className="grid min-w-0 flex-1 gap-1">
+      {/* A 16rem basis sends the button to its own line on a phone rather than over the text. */}
+      <div className="grid min-w-0 flex-1 basis-64 gap-1">
         <AlertTitle>Please verify your email address</AlertTitle>
-        <AlertDescription>
+        <AlertDescription className="[overflow-wrap:anywhere]">
           We sent a confirmation link to {user.email}. Until you confirm it, studies that other people share
           or transfer to this address cannot reach your account.
         </AlertDescription>

@@ -60,7 +60,11 @@ export function DateRangeFilter({
             <span className={active ? '' : 'text-muted-foreground'}>{label(value)}</span>
           </Button>
         </PopoverTrigger>
-        <PopoverContent className="w-auto overflow-x-auto">
+        {/* On a phone the two months stack: keep the picker inside the screen and let it scroll. */}
+        <PopoverContent
+          collisionPadding={8}
+          className="max-h-[var(--radix-popover-content-available-height)] w-auto overflow-auto"
+        >
           <Suspense
             fallback={
               <div className="flex h-72 w-72 items-center justify-center">

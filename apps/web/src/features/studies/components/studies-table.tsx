@@ -96,11 +96,16 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
             height={40}
             className="size-10 shrink-0 rounded bg-slate-900 object-contain"
           />
-          <span className="line-clamp-2 [overflow-wrap:anywhere]">{m.studyDescription || <NA />}</span>
+          {/* Words break only when one alone is wider than the column (DICOM caps them at 64 characters). */}
+          <span className="line-clamp-2 break-words" title={m.studyDescription ?? undefined}>
+            {m.studyDescription || <NA />}
+          </span>
         </span>
       </td>
       <td className="max-w-48 px-2 py-2.5">
-        <span className="line-clamp-2 [overflow-wrap:anywhere]">{patientDisplayName(study) || <NA />}</span>
+        <span className="line-clamp-2 break-words" title={patientDisplayName(study) || undefined}>
+          {patientDisplayName(study) || <NA />}
+        </span>
       </td>
       <td className="px-2 py-2.5">
         <span className="inline-flex items-center gap-1">

@@ -38,7 +38,7 @@ export function StudyInfoDialog({ study, onClose }: { study: StudyListItem | nul
           <DialogTitle>Study Information</DialogTitle>
           <DialogDescription className="sr-only">Details read from the study's files.</DialogDescription>
         </DialogHeader>
-        <dl className="grid gap-3 text-sm sm:grid-cols-[10rem_minmax(0,1fr)] sm:gap-x-4">
+        <dl className="grid grid-cols-[minmax(0,1fr)] gap-3 text-sm sm:grid-cols-[10rem_minmax(0,1fr)] sm:gap-x-4">
           {rows.map(([term, value]) => (
             <div key={term} className="contents">
               <dt className="font-medium text-muted-foreground">{term}</dt>

@@ -46,16 +46,24 @@ export function patientDisplayName(study: StudyListItem): string {
   return formatPersonName(study.metadata.patientName);
 }
 
+/** Lower case without accents, so 'jerome' finds 'Jérôme'. */
+function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
 /**
- * Spec §5: substring on description, id, modality or patient name (any case). The name matches in
- * its shown form, and also when every word of the search is in it ('john doe' finds 'DOE, JOHN').
+ * Spec §5: substring on description, id, modality or patient name (any case, any accents). The name
+ * matches in its shown form or in any of its groups (the phonetic one too), and also when every word
+ * of the search is in it ('john doe' finds 'DOE, JOHN').
  */
 export function matchesSearch(study: StudyListItem, search: string): boolean {
-  const needle = search.trim().toLowerCase();
+  const needle = fold(search.trim());
   if (!needle) return true;
-  const name = patientDisplayName(study).toLowerCase();
-  const fields = [study.metadata.studyDescription, study.id, study.metadata.modality, name];
-  if (fields.some((value) => value?.toLowerCase().includes(needle))) return true;
+  const name = fold(
+    `${patientDisplayName(study)} ${(study.metadata.patientName ?? '').replace(/[\^=]/g, ' ')}`,
+  );
+  const fields = [study.metadata.studyDescription, study.id, study.metadata.modality];
+  if (name.includes(needle) || fields.some((value) => value && fold(value).includes(needle))) return true;
   const words = needle.split(/[\s,^]+/).filter(Boolean);
   return words.length > 1 && words.every((word) => name.includes(word));
 }
