@@ -96,6 +96,10 @@ test('a folder of DICOM files is uploaded, processed, listed, downloaded byte fo
   await expect(info).toContainText('Folder Upload Study');
   await expect(info.getByText('Location').locator('xpath=following-sibling::dd[1]')).toHaveText('N/A');
   await expect(info).toContainText('Mar 04, 2021');
+  // The patient's ID is not in the list; the dialog reads it with the study.
+  await expect(info.getByText('Patient Information').locator('xpath=following-sibling::dd[1]')).toHaveText(
+    'Folder, Jane, ID PID-1',
+  );
   await page.keyboard.press('Escape');
 
   // View opens the viewer page of the study in a new tab.

@@ -55,6 +55,8 @@ describe('studies list', () => {
     expect(Object.keys((data[0] as { metadata: object }).metadata).sort()).toEqual(
       Object.keys(studyListItemSchema.shape.metadata.shape).sort(),
     );
+    // The patient's ID, birth date and sex stay out of the bulk list.
+    expect(Object.keys((data[0] as { metadata: object }).metadata)).not.toContain('patientId');
     const etag = String(first.headers.etag);
     expect(etag).toMatch(/^"[\w-]+"$/);
 

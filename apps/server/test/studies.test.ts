@@ -122,6 +122,10 @@ describe('upload, process, list', () => {
     });
     expect(one.statusCode).toBe(200);
     expect(one.json().data).toMatchObject({ _id: studyId, id: studyId, metadata: { modality: 'MR' } });
+    // The details the list leaves out (the Info dialog reads them here).
+    expect(Object.keys(one.json().data.metadata)).toEqual(
+      expect.arrayContaining(['patientId', 'patientBirthDate', 'patientSex']),
+    );
     const analysis = await ctx.app.inject({
       method: 'GET',
       url: `/api/studies/${studyId}`,

@@ -46,15 +46,22 @@ export const studySchema = z.object({
 export type Study = z.infer<typeof studySchema>;
 
 /**
- * One row of the studies list: the spec's Study plus what the list pages show (Info dialog's patient
- * details, Latest Completion). Counts, size, owner and the other header fields are read per study
- * (`GET /api/studies/study/{id}`): the list is fetched whole and often, so every byte is paid 1,000
- * times, and patient data nobody displays stays on the server.
+ * One row of the studies list: the spec's Study plus what the list pages show (Latest Completion).
+ * Counts, size, owner, the patient's ID, birth date and sex (the Info dialog's details) and the other
+ * header fields are read per study (`GET /api/studies/study/{id}`): the list is fetched whole and
+ * often, so every byte is paid 1,000 times, and patient data nobody displays stays on the server.
  */
 export const studyListItemSchema = studySchema
   .omit({ ownerId: true, seriesCount: true, instanceCount: true, sizeBytes: true })
   .extend({
-    metadata: studyMetadataSchema.omit({ modalities: true, accessionNumber: true, bodyPart: true }),
+    metadata: studyMetadataSchema.omit({
+      modalities: true,
+      accessionNumber: true,
+      bodyPart: true,
+      patientId: true,
+      patientBirthDate: true,
+      patientSex: true,
+    }),
   });
 export type StudyListItem = z.infer<typeof studyListItemSchema>;
 
