@@ -73,8 +73,8 @@ export function RecentActivity({ compact = false }: { compact?: boolean }) {
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
 
   const unread = notifications.data?.data.filter((n) => !n.read) ?? [];
-  // The list holds at most the newest 100 unread; the count is all of them.
-  const unreadCount = Math.max(notifications.data?.unreadCount ?? 0, unread.length);
+  // The list holds at most the newest 100 unread; the server's count is all of them.
+  const unreadCount = notifications.data?.unreadCount ?? 0;
 
   const onMarkRead = (id: string) =>
     markRead.mutate(id, {

@@ -82,6 +82,7 @@ function NA() {
 
 function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRowHandlers }) {
   const m = study.metadata;
+  const patientName = patientDisplayName(study);
   const process = study.status.process;
   return (
     <tr className="border-t align-middle hover:bg-muted/40">
@@ -103,8 +104,8 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
         </span>
       </td>
       <td className="max-w-48 px-2 py-2.5">
-        <span className="line-clamp-2 break-words" title={patientDisplayName(study) || undefined}>
-          {patientDisplayName(study) || <NA />}
+        <span className="line-clamp-2 break-words" title={patientName || undefined}>
+          {patientName || <NA />}
         </span>
       </td>
       <td className="px-2 py-2.5">

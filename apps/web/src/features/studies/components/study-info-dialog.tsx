@@ -1,7 +1,8 @@
 import type { Study, StudyListItem } from '@mi/contracts/studies';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import { formatDate, formatPersonName } from '@/lib/format';
+import { formatDate } from '@/lib/format';
 import { useStudy } from '../api/get-study';
+import { patientDisplayName } from '../utils/study-list';
 
 function orNA(value: string | null | undefined): string {
   return value?.trim() ? value : 'N/A';
@@ -14,7 +15,7 @@ function orNA(value: string | null | undefined): string {
 function patientInformation(study: StudyListItem, details: Study | undefined, failed: boolean): string {
   const m = details?.metadata;
   const parts = [
-    formatPersonName(study.metadata.patientName),
+    patientDisplayName(study),
     m?.patientId && `ID ${m.patientId}`,
     m?.patientBirthDate && `Born ${formatDate(m.patientBirthDate) || m.patientBirthDate}`,
     m?.patientSex && `Sex ${m.patientSex}`,
