@@ -6,8 +6,9 @@ import path from 'node:path';
 
 rmSync('dist', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  // The render pool's workers load their own entry (src/modules/thumbnails/render-pool.ts).
+  entryPoints: { main: 'src/main.ts', 'render-worker': 'src/modules/thumbnails/render-worker.ts' },
+  outdir: 'dist',
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -52,6 +52,8 @@ const envSchema = z.object({
   DEFAULT_MAX_STORAGE_GB: z.coerce.number().positive().default(10),
   /** Most files and folders one uploaded ZIP may contain (a ZIP-bomb guard). */
   UPLOAD_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
+  /** Largest decoded image (rows × columns × frames × samples × bits) an instance may declare, in MiB. */
+  DICOM_MAX_DECODED_MB: z.coerce.number().int().min(1).default(4096),
   /** Abandoned uploads (unfinished, or finished but never sent for processing) are removed after this many hours. */
   UPLOAD_EXPIRY_HOURS: z.coerce.number().positive().default(168),
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
@@ -117,6 +119,8 @@ export interface Config {
   sessionSecret: string;
   defaultMaxStorageGB: number;
   uploadMaxEntries: number;
+  /** Bytes; see pixel-budget.ts. */
+  dicomMaxDecodedBytes: number;
   uploadExpiryMs: number;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
   googleClientId: string | undefined;
@@ -176,6 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET ?? readOrCreateSecret(dataDir),
     defaultMaxStorageGB: e.DEFAULT_MAX_STORAGE_GB,
     uploadMaxEntries: e.UPLOAD_MAX_ENTRIES,
+    dicomMaxDecodedBytes: e.DICOM_MAX_DECODED_MB * 1024 * 1024,
     uploadExpiryMs: Math.round(e.UPLOAD_EXPIRY_HOURS * 3600 * 1000),
     recaptcha:
       e.RECAPTCHA_SITE_KEY && e.RECAPTCHA_SECRET_KEY

@@ -22,6 +22,7 @@ async function main(command: string): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
+  containFailures(log);
 
   switch (command) {
     case 'serve': {
@@ -75,6 +76,20 @@ async function main(command: string): Promise<void> {
       console.error(`Unknown command "${command}". Use: serve | worker | migrate | seed`);
       process.exit(64);
   }
+}
+
+/**
+ * No single failure ends the process for every user. A library that rejects a promise nobody awaits
+ * (pg-boss records a job's outcome that way) or throws from a callback is logged with its stack and
+ * the server keeps serving; the failing request or job has already been answered or will be retried.
+ */
+function containFailures(log: ReturnType<typeof createLogger>): void {
+  process.on('unhandledRejection', (reason) => {
+    log.error({ err: reason }, 'unhandled promise rejection (contained, the server keeps running)');
+  });
+  process.on('uncaughtException', (err, origin) => {
+    log.error({ err, origin }, 'uncaught exception (contained, the server keeps running)');
+  });
 }
 
 function onShutdown(stop: () => Promise<void>): void {

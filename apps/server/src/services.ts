@@ -38,6 +38,7 @@ import { finishDeletesJob } from './modules/studies/finish-deletes.job';
 import { createUploadTokens, type UploadTokens } from './modules/uploads/upload-token';
 import { createDicomwebRepository } from './modules/dicomweb/dicomweb.repository';
 import { createDicomwebService, type DicomwebService } from './modules/dicomweb/dicomweb.service';
+import { closeRenderPool } from './modules/thumbnails/render-pool';
 import { createThumbnailService, type ThumbnailService } from './modules/thumbnails/thumbnail.service';
 import { transferStudyJob } from './modules/viewer/transfer-study.job';
 import { createViewerGrants, type ViewerGrants } from './modules/viewer/viewer-grants';
@@ -122,7 +123,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       : createOutboxMailer(database.db, log);
     const captcha = opts.captcha ?? createCaptchaVerifier(config);
     const emailJob = sendEmailJob(mailer);
-    const archivePrescan = new ArchivePrescan(log);
+    const archivePrescan = new ArchivePrescan(log, config.dicomMaxDecodedBytes);
     const uploadArea = createUploadArea(config, storage, archivePrescan);
     // Only uploads on local disk pass through this process's writes.
     const prescan = uploadArea.localPath ? archivePrescan : undefined;
@@ -137,6 +138,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       appUrl: config.publicUrl,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
       zipLimits: { maxEntries: config.uploadMaxEntries },
+      maxDecodedBytes: config.dicomMaxDecodedBytes,
       prescan,
     });
     const jobs: JobDefinition[] = [
@@ -251,7 +253,14 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       viewerPublicUrl: config.viewerPublicUrl,
     });
-    const thumbnails = createThumbnailService({ db: database.db, storage, studies, audit, log });
+    const thumbnails = createThumbnailService({
+      db: database.db,
+      storage,
+      studies,
+      audit,
+      log,
+      maxDecodedBytes: config.dicomMaxDecodedBytes,
+    });
     return {
       config,
       log,
@@ -285,6 +294,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
         await queue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
         await studiesAuditBuffer.close();
         await mailer.close?.();
+        await closeRenderPool();
         await feed?.close();
         await database.close();
       },

@@ -11,6 +11,7 @@ import pg from 'pg';
 import * as schema from './schema/index';
 import { postgresChangeFeed, pgliteChangeFeed, type ChangeFeed } from './change-feed';
 import { lockDataDir } from './data-dir-lock';
+import { storableParams } from './storable-text';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -45,7 +46,7 @@ export async function openDatabase(opts: {
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: 10, Client: StorableTextClient });
   // Without a listener, an idle client's network error would crash the process.
   pool.on('error', () => undefined);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
@@ -54,7 +55,7 @@ async function openPostgres(url: string): Promise<Database> {
     db,
     sql: {
       async executeSql(text, values) {
-        const res = await pool.query(text, values as unknown[] | undefined);
+        const res = await pool.query(text, storableParams(values));
         return { rows: res.rows };
       },
     },
@@ -83,6 +84,7 @@ async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promi
       throw err;
     }
   }
+  storableTextOnPglite(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
@@ -94,7 +96,7 @@ async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promi
           const results = await client.exec(text);
           return { rows: results.at(-1)?.rows ?? [] };
         }
-        const res = await client.query(text, values);
+        const res = await client.query(text, storableParams(values));
         return { rows: res.rows };
       },
     },
@@ -111,4 +113,32 @@ async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promi
       }
     },
   };
+}
+
+/** node-postgres client whose every query's parameters are made storable (see storable-text.ts). */
+class StorableTextClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [config, values] = args;
+    if (Array.isArray(values)) args[1] = storableParams(values);
+    else if (config && typeof config === 'object' && Array.isArray((config as pg.QueryConfig).values))
+      args[0] = { ...(config as pg.QueryConfig), values: storableParams((config as pg.QueryConfig).values) };
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
+
+/** PGlite with every query's parameters made storable, in and out of transactions. */
+function storableTextOnPglite(client: PGlite): void {
+  type Queryable = Pick<PGlite, 'query'>;
+  const wrapQuery = (target: Queryable) => {
+    const query = target.query.bind(target);
+    target.query = ((text: string, params?: unknown[], options?: object) =>
+      query(text, storableParams(params), options)) as PGlite['query'];
+  };
+  wrapQuery(client);
+  const transaction = client.transaction.bind(client);
+  client.transaction = ((fn: (tx: Parameters<Parameters<PGlite['transaction']>[0]>[0]) => Promise<unknown>) =>
+    transaction((tx) => {
+      wrapQuery(tx);
+      return fn(tx);
+    })) as PGlite['transaction'];
 }

@@ -31,6 +31,7 @@ import type { Services } from '../services';
 import { installAuthHook } from './auth-hook';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
+import { installInputGuard } from './input-guard';
 
 export interface AppOptions {
   /** Directory of the built SPA; when it exists, `/` and unknown non-API paths serve it. */
@@ -51,6 +52,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installInputGuard(app);
 
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
@@ -131,6 +133,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       dicomweb: services.dicomweb,
       store: services.dicomStore,
       principal: sessionPrincipal(services),
+      maxDecodedBytes: config.dicomMaxDecodedBytes,
     }),
     {
       prefix: DICOMWEB_ROOT,

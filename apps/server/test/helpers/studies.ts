@@ -119,6 +119,8 @@ export interface SyntheticInstance {
   instanceNumber?: number;
   rows?: number;
   columns?: number;
+  /** Pixel data of this many bytes instead of rows × columns 16-bit samples (a file that lies). */
+  pixelBytes?: number;
 }
 
 /** Writes a real DICOM Part 10 file with dcmjs. */
@@ -134,7 +136,7 @@ export function makeDicom(p: SyntheticInstance): Buffer {
     ImplementationClassUID: '1.2.826.0.1.3680043.9.7433.1',
   };
   const dict = new DicomDict(DicomMetaDictionary.denaturalizeDataset(meta));
-  const pixels = new Uint16Array(rows * columns);
+  const pixels = new Uint16Array(p.pixelBytes !== undefined ? p.pixelBytes / 2 : rows * columns);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 37 + (p.instanceNumber ?? 1)) & 0xfff;
   dict.dict = DicomMetaDictionary.denaturalizeDataset({
     SpecificCharacterSet: 'ISO_IR 192',

@@ -9,7 +9,7 @@ import { requestMeta } from '../../http/auth-hook';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import { DICOMWEB_ROOT, type DicomwebService, type Principal } from './dicomweb.service';
 import { acceptsJson, acceptsMultipart, multipartBody, parseAccept, type Part } from './http-media';
-import { renderFitted, renderFrame } from '../thumbnails/render';
+import { renderFitted, renderFrame, type RenderError } from '../thumbnails/render-pool';
 import {
   bulkValue,
   DicomReadError,
@@ -33,6 +33,8 @@ export interface DicomwebRouteOptions {
   store: DicomStore;
   /** Who is calling; throws 401 when nobody is. Each origin has its own credential. */
   principal(req: FastifyRequest): Promise<Principal>;
+  /** Decoded image size an instance may declare before it is rendered (see pixel-budget.ts). */
+  maxDecodedBytes: number;
 }
 
 function notAcceptable(): AppError {
@@ -536,9 +538,11 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
           media.format,
           width,
           height,
+          opts.maxDecodedBytes,
         );
       } catch (err) {
-        if (err instanceof RangeError) throw new AppError('NOT_FOUND', 'The instance has no such frame');
+        if ((err as RenderError).noSuchFrame)
+          throw new AppError('NOT_FOUND', 'The instance has no such frame');
         throw new AppError('UNPROCESSABLE', 'This instance cannot be rendered as an image');
       }
       if (!media.multipart) return reply.type(media.type).send(image);
@@ -632,9 +636,11 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
               await dicomweb.read(row),
               (q.frameNumber ?? 1) - 1,
               image === 'image/png' ? 'png' : 'jpeg',
+              opts.maxDecodedBytes,
             );
           } catch (err) {
-            if (err instanceof RangeError) throw new AppError('NOT_FOUND', 'The instance has no such frame');
+            if ((err as RenderError).noSuchFrame)
+              throw new AppError('NOT_FOUND', 'The instance has no such frame');
             throw new AppError('UNPROCESSABLE', 'This instance cannot be rendered as an image');
           }
           return reply.type(image).send(rendered);

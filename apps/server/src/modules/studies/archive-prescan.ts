@@ -44,7 +44,11 @@ export class ArchivePrescan implements UploadWriteObserver {
     },
   };
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** Decoded image size an instance may declare (see pixel-budget.ts). */
+    private readonly maxDecodedBytes?: number,
+  ) {}
 
   async beginWrite(id: string, path: string, offset: number): Promise<((chunk: Buffer) => void) | undefined> {
     let state = this.states.get(id);
@@ -52,7 +56,10 @@ export class ArchivePrescan implements UploadWriteObserver {
       if (state) this.forget(id);
       state = {
         path,
-        scanner: new ZipStreamScanner(this.memory, { maxEntry: MAX_ENTRY }),
+        scanner: new ZipStreamScanner(this.memory, {
+          maxEntry: MAX_ENTRY,
+          maxDecodedBytes: this.maxDecodedBytes,
+        }),
         touched: Date.now(),
       };
       this.states.set(id, state);

@@ -1,6 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
 import dicomParser, { type DataSet } from 'dicom-parser';
 import { characterSet, type CharacterSet } from './dicom-charset';
+import { DEFAULT_MAX_DECODED_BYTES, pixelBudgetProblem, pixelGeometry } from './pixel-budget';
 
 /** What indexing needs from one DICOM instance. Text values are decoded per (0008,0005). */
 export interface InstanceHeader {
@@ -62,6 +63,15 @@ export interface ParseOptions {
   complete: boolean;
   /** For files without a Part 10 header (allowed only when a DICOMDIR references them). */
   transferSyntaxUid?: string;
+  /** Size of the whole file when `bytes` is a prefix: the most pixel data it can hold. */
+  fileSize?: number;
+  /** Decoded image size an instance may declare (see pixel-budget.ts). */
+  maxDecodedBytes?: number;
+}
+
+/** A DICOM UID: dot-separated numbers, at most 64 characters (the viewer's URLs rely on it). */
+export function isValidUid(value: string): boolean {
+  return value.length <= 64 && /^[0-9]+(\.[0-9]+)*$/.test(value);
 }
 
 /** Parses a DICOM header. Throws NotDicomError with a user-facing reason for anything unusable. */
@@ -89,6 +99,11 @@ export function parseDicomHeader(bytes: Uint8Array, opts: ParseOptions): Instanc
   if (!studyInstanceUid || !seriesInstanceUid || !sopInstanceUid) {
     throw new NotDicomError('DICOM file without Study, Series or SOP Instance UID');
   }
+  if (!isValidUid(studyInstanceUid) || !isValidUid(seriesInstanceUid) || !isValidUid(sopInstanceUid))
+    throw new NotDicomError('DICOM file with an invalid Study, Series or SOP Instance UID');
+  const geometry = pixelGeometry(ds, opts.complete ? undefined : opts.fileSize);
+  const problem = geometry && pixelBudgetProblem(geometry, opts.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES);
+  if (problem) throw new NotDicomError(problem);
   return {
     kind: 'instance',
     studyInstanceUid,

@@ -35,12 +35,14 @@ export function classifyEntry(
   data: Buffer,
   complete: boolean,
   referencedTs: string | null | undefined,
+  opts: { fileSize?: number; maxDecodedBytes?: number } = {},
 ): EntryOutcome {
   if (!hasDicmPreamble(data) && referencedTs === undefined)
     return { kind: 'skip', reason: isArchive(data) ? 'nested archive (not opened)' : 'not a DICOM file' };
   try {
     const header = parseDicomHeader(data, {
       complete,
+      ...opts,
       ...(referencedTs !== undefined ? { transferSyntaxUid: referencedTs ?? IMPLICIT_LITTLE_ENDIAN } : {}),
     });
     return header.kind === 'dicomdir'

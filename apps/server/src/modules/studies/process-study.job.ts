@@ -73,6 +73,8 @@ interface Deps {
   appUrl: string;
   defaultMaxStorageGB: number;
   zipLimits?: Partial<ZipLimits>;
+  /** Decoded image size an instance may declare (see pixel-budget.ts). */
+  maxDecodedBytes?: number;
   retryLimit?: number;
   /** Entries already read while the upload arrived (file uploads only). */
   prescan?: ArchivePrescan;
@@ -374,7 +376,10 @@ export function processStudyJob(deps: Deps) {
               }
               throw err;
             }
-            outcome = classifyEntry(data, complete, refTs);
+            outcome = classifyEntry(data, complete, refTs, {
+              fileSize: file.size,
+              maxDecodedBytes: deps.maxDecodedBytes,
+            });
           }
           if (outcome.kind === 'skip') {
             skip(outcome.reason);

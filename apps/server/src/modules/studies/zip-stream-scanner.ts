@@ -73,12 +73,14 @@ export class ZipStreamScanner {
   private entryBuffer: Buffer | null = null;
   /** Entries larger than this are left to the job. */
   private readonly maxEntry: number;
+  private readonly maxDecodedBytes: number | undefined;
 
   constructor(
     private readonly memory: EntryMemory,
-    opts: { maxEntry: number },
+    opts: { maxEntry: number; maxDecodedBytes?: number },
   ) {
     this.maxEntry = opts.maxEntry;
+    this.maxDecodedBytes = opts.maxDecodedBytes;
   }
 
   get stopped(): boolean {
@@ -213,7 +215,7 @@ export class ZipStreamScanner {
         size: phase.size,
         crc: phase.expectedCrc,
         dataOffset: phase.dataOffset,
-        outcome: classifyEntry(data, true, undefined),
+        outcome: classifyEntry(data, true, undefined, { maxDecodedBytes: this.maxDecodedBytes }),
       });
     } finally {
       this.memory.give(phase.size);

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import dicomParser from 'dicom-parser';
 import sharp from 'sharp';
+import { pixelGeometry, renderBudgetProblem } from '../studies/pixel-budget';
 
 const require = createRequire(import.meta.url);
 
@@ -41,15 +43,36 @@ function imaging(): Promise<Imaging> {
 
 export const THUMBNAIL_SIZE = 256;
 
+/** An image that must not be decoded (see pixel-budget.ts); its message says why. */
+export class RenderBudgetError extends Error {
+  override readonly name = 'RenderBudgetError';
+}
+
+/** Refuses, from the header alone, an image whose declared size its bytes or the cap do not allow. */
+function checkBudget(file: Uint8Array, maxDecodedBytes: number | undefined): void {
+  let geometry;
+  try {
+    geometry = pixelGeometry(dicomParser.parseDicom(file));
+  } catch {
+    throw new RenderBudgetError('malformed DICOM file');
+  }
+  if (!geometry) throw new RenderBudgetError('no pixel data');
+  const problem = renderBudgetProblem(geometry, maxDecodedBytes);
+  if (problem) throw new RenderBudgetError(problem);
+}
+
 /**
  * One frame (from 0; the middle one when not given) drawn with the file's VOI, as RGBA pixels in a
  * sharp pipeline, black under any transparency. RangeError when the instance has no such frame.
+ * Runs in the render pool's workers (render-pool.ts), never on the server's main thread.
  */
 async function drawFrame(
   file: Uint8Array,
   frame: number | undefined,
   renderOverlays: boolean,
+  maxDecodedBytes?: number,
 ): Promise<sharp.Sharp> {
+  checkBudget(file, maxDecodedBytes);
   const { DicomImage } = await imaging();
   const copy = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
   const image = new DicomImage(copy);
@@ -63,8 +86,8 @@ async function drawFrame(
 }
 
 /** Renders the middle frame of an instance (VOI from the file, overlays left out) into a small WebP. */
-export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
-  return (await drawFrame(file, undefined, false))
+export async function renderThumbnail(file: Uint8Array, maxDecodedBytes?: number): Promise<Buffer> {
+  return (await drawFrame(file, undefined, false, maxDecodedBytes))
     .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 1 } })
     .flatten({ background: '#000000' })
     .webp({ quality: 80 })
@@ -72,8 +95,13 @@ export async function renderThumbnail(file: Uint8Array): Promise<Buffer> {
 }
 
 /** One frame (from 0) at full size as JPEG or PNG, for WADO-URI image requests. */
-export async function renderFrame(file: Uint8Array, frame: number, format: 'jpeg' | 'png'): Promise<Buffer> {
-  const raw = (await drawFrame(file, frame, true)).flatten({ background: '#000000' });
+export async function renderFrame(
+  file: Uint8Array,
+  frame: number,
+  format: 'jpeg' | 'png',
+  maxDecodedBytes?: number,
+): Promise<Buffer> {
+  const raw = (await drawFrame(file, frame, true, maxDecodedBytes)).flatten({ background: '#000000' });
   return format === 'png' ? raw.png().toBuffer() : raw.jpeg({ quality: 90 }).toBuffer();
 }
 
@@ -87,8 +115,9 @@ export async function renderFitted(
   format: 'jpeg' | 'png',
   width: number,
   height: number,
+  maxDecodedBytes?: number,
 ): Promise<Buffer> {
-  const scaled = (await drawFrame(file, frame, false))
+  const scaled = (await drawFrame(file, frame, false, maxDecodedBytes))
     .resize(width, height, { fit: 'inside', withoutEnlargement: true })
     .flatten({ background: '#000000' });
   return format === 'png' ? scaled.png().toBuffer() : scaled.jpeg({ quality: 85 }).toBuffer();

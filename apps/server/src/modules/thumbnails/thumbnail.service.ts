@@ -7,7 +7,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
 import type { StudiesService } from '../studies/studies.service';
 import { readInstance, type InstanceLocation } from '../studies/instance-location';
-import { renderThumbnail } from './render';
+import { renderThumbnail } from './render-pool';
 
 /** Shown where no instance of a study can be drawn (reports, waveforms, unsupported encodings). */
 export const PLACEHOLDER_SVG = Buffer.from(
@@ -23,6 +23,8 @@ interface Deps {
   studies: StudiesService;
   audit: AuditRecorder;
   log: Logger;
+  /** Decoded image size an instance may declare (see pixel-budget.ts). */
+  maxDecodedBytes: number;
 }
 
 /**
@@ -66,7 +68,7 @@ export function createThumbnailService(deps: Deps) {
     let reason = 'no instance of the study has an image';
     for (const location of await candidates(studyId)) {
       try {
-        image = await renderThumbnail(await readInstance(deps.storage, location));
+        image = await renderThumbnail(await readInstance(deps.storage, location), deps.maxDecodedBytes);
         break;
       } catch (err) {
         reason = `not renderable: ${(err as Error).message ?? String(err)}`.slice(0, 300);

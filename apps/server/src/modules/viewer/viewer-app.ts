@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../http/app-error';
 import { installErrorHandler } from '../../http/error-handler';
+import { installInputGuard } from '../../http/input-guard';
 import { loggerOptions } from '../../logger';
 import type { Services } from '../../services';
 import { dicomwebRoutes } from '../dicomweb/dicomweb.routes';
@@ -53,6 +54,7 @@ export async function buildViewerApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installInputGuard(app);
 
   const ohif = opts.ohifDir && existsSync(path.join(opts.ohifDir, 'index.html')) ? opts.ohifDir : undefined;
   const indexHtml = ohif ? readFileSync(path.join(ohif, 'index.html'), 'utf8') : '';
@@ -139,9 +141,17 @@ export async function buildViewerApp(
     }
     return reply.status(204).header('cache-control', 'no-store').send();
   });
-  await app.register(dicomwebRoutes({ dicomweb: services.dicomweb, store: services.dicomStore, principal }), {
-    prefix: DICOMWEB_ROOT,
-  });
+  await app.register(
+    dicomwebRoutes({
+      dicomweb: services.dicomweb,
+      store: services.dicomStore,
+      principal,
+      maxDecodedBytes: services.config.dicomMaxDecodedBytes,
+    }),
+    {
+      prefix: DICOMWEB_ROOT,
+    },
+  );
 
   if (ohif) {
     const appConfig =

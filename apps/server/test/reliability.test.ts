@@ -1,0 +1,238 @@
+// Regression tests for what an attacker's probe of the running app found: each test is named after
+// what it protects. The broader battery (route matrix, fuzzing, bad-file corpus) has files of its own.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { auditEvents, instances, notifications, studies, studyUploads } from '../src/db/schema/index';
+import { JOB_SCHEMA } from '../src/jobs/queue';
+import { storableParam } from '../src/db/storable-text';
+import { ingestFiles } from './helpers/dicom-ingest';
+import {
+  FIXTURES,
+  buildZip,
+  listen,
+  makeDicom,
+  newPatient,
+  uid,
+  uploadAndProcess,
+  type Patient,
+} from './helpers/studies';
+import { createTestContext, type TestContext } from './helpers/test-app';
+
+let ctx: TestContext;
+let base: string;
+let ada: Patient;
+let bob: Patient;
+const mr = readFileSync(`${FIXTURES}/MR_small.dcm`);
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  base = await listen(ctx);
+  ada = await newPatient(ctx, 'ada-reliability@example.com');
+  bob = await newPatient(ctx, 'bob-reliability@example.com');
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+async function healthy(): Promise<number> {
+  const t0 = Date.now();
+  const res = await fetch(`${base}/api/health`);
+  expect(res.status).toBe(200);
+  return Date.now() - t0;
+}
+
+describe('containment: text the database cannot store never fails a write', () => {
+  it('stores a NUL and a lone surrogate in text and in JSON as U+FFFD, through Drizzle and raw SQL', async () => {
+    const { db, sql } = ctx.services.database;
+    await db.insert(auditEvents).values({
+      actorId: ada.id,
+      action: 'test.unstorable\u0000text',
+      targetType: 'study',
+      targetId: 'x\ud800y',
+      outcome: 'success',
+      details: { reason: 'a\u0000b', name: '\udc00', emoji: '😀' },
+    });
+    const [row] = await db.select().from(auditEvents).where(eq(auditEvents.targetId, 'x\ufffdy'));
+    expect(row!.action).toBe('test.unstorable\ufffdtext');
+    expect(row!.targetId).toBe('x\ufffdy');
+    expect(row!.details).toEqual({ reason: 'a\ufffdb', name: '\ufffd', emoji: '😀' });
+    const res = await sql.executeSql('select $1::jsonb as j, $2::text as t', [
+      JSON.stringify({ m: 'x\u0000' }),
+      'y\u0000',
+    ]);
+    expect(res.rows[0]).toEqual({ j: { m: 'x\ufffd' }, t: 'y\ufffd' });
+  });
+
+  it('leaves well-formed text alone, escaped backslashes included', () => {
+    expect(storableParam('{"a":"\\\\u0000"}')).toBe('{"a":"\\\\u0000"}');
+    expect(storableParam('{"a":"\\ud83d\\ude00"}')).toBe('{"a":"\\ud83d\\ude00"}');
+    expect(storableParam('plain text, 山田')).toBe('plain text, 山田');
+  });
+
+  it('a ZIP entry named with a NUL byte is refused with a reason, and the server keeps serving', async () => {
+    const { upload, jobId } = await uploadAndProcess(
+      ctx,
+      base,
+      ada,
+      buildZip([{ name: 'a\u0000b/../c.dcm', data: mr }]),
+    );
+    expect(upload.status).toBe('failed');
+    expect(upload.reason).toMatch(/unsafe path/);
+    expect(upload.reason).not.toContain('\u0000');
+    // The job ended (not left active to be retried into another outage).
+    const job = await ctx.services.database.sql.executeSql(
+      `select state from ${JOB_SCHEMA}.job where id = $1`,
+      [jobId],
+    );
+    expect((job.rows[0] as { state: string }).state).toBe('completed');
+    const [note] = await ctx.services.database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.userId, ada.id));
+    expect(note!.description).toBe(upload.reason);
+    await healthy();
+  });
+});
+
+describe('decoding budgets: an image that lies about its size is never decoded', () => {
+  const liar = () =>
+    makeDicom({
+      studyUid: uid(),
+      seriesUid: uid(),
+      sopUid: uid(),
+      rows: 65535,
+      columns: 65535,
+      pixelBytes: 64,
+    });
+
+  it('is skipped at ingest with its reason, beside the good files of the same upload', async () => {
+    const studyUid = uid();
+    const good = makeDicom({ studyUid, seriesUid: uid(), sopUid: uid() });
+    const { upload } = await uploadAndProcess(
+      ctx,
+      base,
+      bob,
+      buildZip([
+        { name: 'good.dcm', data: good },
+        { name: 'liar.dcm', data: liar() },
+      ]),
+    );
+    expect(upload.status).toBe('completed');
+    expect(upload.summary).toMatchObject({
+      instances: 1,
+      skipReasons: { 'pixel data shorter than the image it declares': 1 },
+    });
+  });
+
+  it('is refused at render (a file stored before the check): placeholder at once, health stays fast', async () => {
+    // Stored as a good file, then its bytes replaced: what an instance ingested before the check looks like.
+    const good = makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() });
+    const [studyId] = await ingestFiles(ctx, bob.id, [good]);
+    const [inst] = await ctx.services.database.db
+      .select({ key: instances.storageKey })
+      .from(instances)
+      .where(eq(instances.studyId, studyId!));
+    await ctx.services.storage.put(inst!.key!, liar());
+    const t0 = Date.now();
+    const thumb = await ctx.app.inject({ url: `/api/studies/${studyId}/thumbnail`, headers: bob.auth });
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['x-thumbnail']).toBe('placeholder');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const [study] = await ctx.services.database.db.select().from(studies).where(eq(studies.id, studyId!));
+    expect(study).toBeDefined();
+  });
+
+  it('draws a large real image off the main thread: /api/health answers under a second meanwhile', async () => {
+    const big = makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid(), rows: 4096, columns: 4096 });
+    const [studyId] = await ingestFiles(ctx, bob.id, [big]);
+    const rendering = ctx.app.inject({ url: `/api/studies/${studyId}/thumbnail`, headers: bob.auth });
+    const latencies: number[] = [];
+    let done = false;
+    void rendering.finally(() => (done = true));
+    while (!done || latencies.length === 0) latencies.push(await healthy());
+    const thumb = await rendering;
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+  });
+});
+
+describe('clean 400s: a NUL or invalid Unicode is refused before any database call', () => {
+  const cases: Array<{
+    name: string;
+    method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+    url: () => string;
+    body?: string;
+  }> = [
+    { name: 'path parameter', method: 'GET', url: () => '/api/studies/user/%00' },
+    { name: 'study id', method: 'GET', url: () => '/api/studies/study/a%00b' },
+    { name: 'thumbnail id', method: 'GET', url: () => '/api/studies/%00/thumbnail' },
+    { name: 'delete ids', method: 'DELETE', url: () => `/api/studies/${bob.id}/%00` },
+    { name: 'query string', method: 'GET', url: () => `/api/studies/user/${bob.id}?q=%00` },
+    { name: 'JSON string', method: 'PUT', url: () => `/api/users/${bob.id}`, body: '{"name":"\\u0000"}' },
+    {
+      name: 'lone surrogate in JSON',
+      method: 'PUT',
+      url: () => `/api/users/${bob.id}`,
+      body: '{"name":"\\ud800"}',
+    },
+    {
+      name: 'process prefix',
+      method: 'POST',
+      url: () => '/api/studies/process',
+      body: '{"prefix":"x\\u0000","jobContext":{"uploadType":"regular"}}',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${c.method} answers 400 VALIDATION_ERROR`, async () => {
+      const res = await ctx.app.inject({
+        method: c.method,
+        url: c.url(),
+        headers: { ...bob.auth, ...(c.body ? { 'content-type': 'application/json' } : {}) },
+        ...(c.body ? { payload: c.body } : {}),
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        error: expect.stringMatching(/not allowed/),
+      });
+    });
+  }
+
+  it('sign-in and registration with a NUL in the email answer 400', async () => {
+    for (const url of ['/api/auth/login', '/api/auth/register']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email":"a\\u0000@example.com","password":"x"}',
+      });
+      expect(res.statusCode, url).toBe(400);
+    }
+  });
+
+  it("a stranger's denied read of a study is audited", async () => {
+    const [studyId] = await ingestFiles(ctx, bob.id, [
+      makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+    ]);
+    const res = await ctx.app.inject({ url: `/api/studies/study/${studyId}`, headers: ada.auth });
+    expect(res.statusCode).toBe(404);
+    const denied = await ctx.services.database.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.actorId, ada.id),
+          eq(auditEvents.targetId, studyId!),
+          eq(auditEvents.outcome, 'denied'),
+        ),
+      );
+    expect(denied.length).toBeGreaterThan(0);
+  });
+
+  it('the uploads table never holds an unstorable reason', async () => {
+    const rows = await ctx.services.database.db.select().from(studyUploads);
+    for (const r of rows) expect(r.reason ?? '').not.toMatch(/\u0000/);
+  });
+});
