@@ -236,3 +236,110 @@ describe('clean 400s: a NUL or invalid Unicode is refused before any database ca
     for (const r of rows) expect(r.reason ?? '').not.toMatch(/\u0000/);
   });
 });
+
+describe('one answer for "not yours or not there"', () => {
+  it("a delete of someone else's study, a random id and a malformed id get the same 404", async () => {
+    const [bobs] = await ingestFiles(ctx, bob.id, [
+      makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+    ]);
+    const answers = [];
+    for (const target of [bobs!, '3f1c6a52-8d0e-4c1b-9a55-0e2f5b7c9d11', 'not-a-uuid']) {
+      const res = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/api/studies/${ada.id}/${target}`,
+        headers: ada.auth,
+      });
+      answers.push({ status: res.statusCode, body: res.json() });
+    }
+    expect(answers[0]!.status).toBe(404);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    const [still] = await ctx.services.database.db.select().from(studies).where(eq(studies.id, bobs!));
+    expect(still).toBeDefined();
+  });
+});
+
+describe('CSRF: state-changing requests from another origin are refused', () => {
+  const own = () => ctx.services.config.publicUrl;
+  const change = (headers: Record<string, string>) =>
+    ctx.app.inject({
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      headers: { ...bob.auth, ...headers },
+      payload: { name: 'Bob Changed' },
+    });
+
+  it('refuses a foreign Origin, a cross-site or same-site fetch, and an opaque origin', async () => {
+    for (const headers of [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: ctx.services.config.viewerPublicUrl, 'sec-fetch-site': 'same-site' },
+    ]) {
+      const res = await change(headers);
+      expect(res.statusCode, JSON.stringify(headers)).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN');
+    }
+  });
+
+  it('refuses them on every kind of request: sign-out, revoke others, delete, upload, process', async () => {
+    const evil = { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' };
+    const requests = [
+      { method: 'POST' as const, url: '/api/auth/logout' },
+      { method: 'POST' as const, url: '/api/auth/sessions/revoke-others' },
+      { method: 'DELETE' as const, url: `/api/studies/${bob.id}/3f1c6a52-8d0e-4c1b-9a55-0e2f5b7c9d11` },
+      { method: 'POST' as const, url: '/api/uploads' },
+      { method: 'POST' as const, url: '/api/studies/process' },
+    ];
+    for (const r of requests) {
+      const res = await ctx.app.inject({ ...r, headers: { ...bob.auth, ...evil } });
+      expect(res.statusCode, r.url).toBe(403);
+    }
+    // The session survived every one of them.
+    const me = await ctx.app.inject({ url: '/api/auth/me', headers: bob.auth });
+    expect(me.statusCode).toBe(200);
+  });
+
+  it('accepts the app itself, a direct navigation and a client that is not a browser', async () => {
+    for (const headers of [
+      { origin: own(), 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      {},
+    ]) {
+      expect((await change(headers)).statusCode, JSON.stringify(headers)).toBe(200);
+    }
+  });
+
+  it('reads are not affected', async () => {
+    const res = await ctx.app.inject({
+      url: `/api/studies/user/${bob.id}`,
+      headers: { ...bob.auth, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('server timeouts', () => {
+  it('closes a connection whose headers trickle in for longer than 10 s', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    const t0 = Date.now();
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /api/health HTTP/1.1\r\nHost: x\r\n');
+    // One header line every 2 s keeps the connection from ever being idle.
+    const drip = setInterval(() => socket.write('X-Slow: 1\r\n'), 2_000);
+    const response = await new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (d) => (data += d));
+      socket.on('close', () => resolve(data));
+    });
+    clearInterval(drip);
+    const elapsed = Date.now() - t0;
+    expect(response).toMatch(/^HTTP\/1\.1 408/);
+    expect(elapsed).toBeGreaterThanOrEqual(9_000);
+    expect(elapsed).toBeLessThan(20_000);
+  }, 30_000);
+});

@@ -308,12 +308,13 @@ describe('delete', () => {
     // that study goes too.
     expect(await ctx.services.storage.stat(keys[0]!)).not.toBeNull();
     expect(await readInstance(ctx.services.storage, others[0]!)).toEqual(files[1]!.data);
+    // Gone now: a second delete gets the 404 a stranger or a made-up id gets.
     const again = await ctx.app.inject({
       method: 'DELETE',
       url: `/api/studies/${ada.id}/${studyId}`,
       headers: ada.auth,
     });
-    expect(again.statusCode).toBe(200);
+    expect(again.statusCode).toBe(404);
     const gone = await ctx.app.inject({
       method: 'GET',
       url: `/api/studies/study/${studyId}`,

@@ -31,7 +31,9 @@ import type { Services } from '../services';
 import { installAuthHook } from './auth-hook';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
+import { installCsrfGuard } from './csrf-guard';
 import { installInputGuard } from './input-guard';
+import { SERVER_TIMEOUTS } from './server-timeouts';
 
 export interface AppOptions {
   /** Directory of the built SPA; when it exists, `/` and unknown non-API paths serve it. */
@@ -48,11 +50,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     genReqId: () => randomUUID(),
     bodyLimit: MAX_JSON_BODY_BYTES,
     trustProxy: config.trustProxy,
+    ...SERVER_TIMEOUTS,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
   installInputGuard(app);
+  installCsrfGuard(app, [config.publicUrl]);
 
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);

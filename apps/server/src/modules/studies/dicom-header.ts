@@ -147,7 +147,7 @@ function readDicomDir(ds: DataSet): DicomDirHeader {
 }
 
 /** dicom-parser hands us the deflated remainder of a Deflated Explicit VR file to expand. */
-function inflateDeflated(byteArray: Uint8Array, position: number): Uint8Array {
+export function inflateDeflated(byteArray: Uint8Array, position: number): Uint8Array {
   const inflated = inflateRawSync(byteArray.subarray(position));
   const out = new Uint8Array(position + inflated.length);
   out.set(byteArray.subarray(0, position));

@@ -241,23 +241,20 @@ export function createStudiesService(deps: Deps) {
       meta: RequestMeta,
     ): Promise<void> {
       await requireSelf(auth, userId, 'study.delete', meta);
-      // Deleting twice is fine: a study that is already gone counts as deleted.
+      // Someone else's study, a study already deleted, an id that never existed and one that is not
+      // an id at all get the same 404, so a delete tells a stranger nothing. (A delete that stopped
+      // half-way still finds its study here, being deleted, and finishes it.)
       const study = UUID.test(studyId) ? await repo.findStudy(studyId) : undefined;
-      if (study && study.ownerId !== auth.user.id) {
-        await auditEvent(auth, meta, 'study.delete', studyId, 'denied');
+      if (!study || study.ownerId !== auth.user.id) {
+        await auditEvent(auth, meta, 'study.delete', studyId.slice(0, 64), 'denied');
         throw new AppError('NOT_FOUND', NOT_FOUND);
       }
-      if (study) {
-        // Hidden first, so it leaves every list at once; then objects, then rows. A delete that stops
-        // half-way is finished by repeating it (the study is found again here) or by finish-deletes.
-        await repo.markDeleting(study.id, auth.user.id, new Date());
-        // This process's next list must not wait for the change notification.
-        listCache.changed(auth.user.id);
-        await purgeStudy(repo, deps.storage, study);
-      }
-      await auditEvent(auth, meta, 'study.delete', studyId.slice(0, 64), 'success', {
-        existed: Boolean(study),
-      });
+      // Hidden first, so it leaves every list at once; then objects, then rows.
+      await repo.markDeleting(study.id, auth.user.id, new Date());
+      // This process's next list must not wait for the change notification.
+      listCache.changed(auth.user.id);
+      await purgeStudy(repo, deps.storage, study);
+      await auditEvent(auth, meta, 'study.delete', study.id, 'success');
     },
   };
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import dicomParser from 'dicom-parser';
 import sharp from 'sharp';
+import { inflateDeflated } from '../studies/dicom-header';
 import { pixelGeometry, renderBudgetProblem } from '../studies/pixel-budget';
 
 const require = createRequire(import.meta.url);
@@ -52,7 +53,9 @@ export class RenderBudgetError extends Error {
 function checkBudget(file: Uint8Array, maxDecodedBytes: number | undefined): void {
   let geometry;
   try {
-    geometry = pixelGeometry(dicomParser.parseDicom(file));
+    geometry = pixelGeometry(
+      dicomParser.parseDicom(file, { inflater: inflateDeflated } as dicomParser.ParseDicomOptions),
+    );
   } catch {
     throw new RenderBudgetError('malformed DICOM file');
   }

@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../http/app-error';
 import { installErrorHandler } from '../../http/error-handler';
+import { installCsrfGuard } from '../../http/csrf-guard';
 import { installInputGuard } from '../../http/input-guard';
+import { SERVER_TIMEOUTS } from '../../http/server-timeouts';
 import { loggerOptions } from '../../logger';
 import type { Services } from '../../services';
 import { dicomwebRoutes } from '../dicomweb/dicomweb.routes';
@@ -50,11 +52,13 @@ export async function buildViewerApp(
     logger: opts.logRequests === false ? false : loggerOptions(services.config.logLevel),
     genReqId: () => randomUUID(),
     trustProxy: services.config.trustProxy,
+    ...SERVER_TIMEOUTS,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
   installInputGuard(app);
+  installCsrfGuard(app, [services.config.viewerPublicUrl]);
 
   const ohif = opts.ohifDir && existsSync(path.join(opts.ohifDir, 'index.html')) ? opts.ohifDir : undefined;
   const indexHtml = ohif ? readFileSync(path.join(ohif, 'index.html'), 'utf8') : '';

@@ -1,17 +1,26 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '@/lib/api-client';
+import { api, ApiError } from '@/lib/api-client';
 
-/** DELETE /api/studies/{userId}/{studyId}. */
-export function deleteStudy({
+/**
+ * DELETE /api/studies/{userId}/{studyId}. The server answers 404 for a study that is already gone
+ * (deleted from another tab, say); for the user who asked, that is the outcome they wanted.
+ */
+export async function deleteStudy({
   userId,
   studyId,
 }: {
   userId: string;
   studyId: string;
 }): Promise<{ message: string }> {
-  return api.delete<{ message: string }>(
-    `/api/studies/${encodeURIComponent(userId)}/${encodeURIComponent(studyId)}`,
-  );
+  try {
+    return await api.delete<{ message: string }>(
+      `/api/studies/${encodeURIComponent(userId)}/${encodeURIComponent(studyId)}`,
+    );
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404)
+      return { message: 'The study has been successfully deleted.' };
+    throw err;
+  }
 }
 
 /** Spec §7: afterwards the user's studies and the current user (storage use) are read again. */
