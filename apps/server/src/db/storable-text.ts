@@ -8,6 +8,7 @@
 
 const REPLACEMENT = '\ufffd';
 // Lone surrogates and NULs as raw characters.
+// eslint-disable-next-line no-control-regex -- finding NUL bytes is the point
 const RAW_UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // The same as JSON escapes (`\u0000`, a surrogate escape), preceded by an even number of backslashes
 // so an escaped backslash followed by the letters "u0000" is left alone. A high surrogate escape

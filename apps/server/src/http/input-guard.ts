@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from './app-error';
 
 // A NUL byte or a lone UTF-16 surrogate: nothing a person types, and nothing the database can store.
+// eslint-disable-next-line no-control-regex -- finding NUL bytes is the point
 const UNACCEPTABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Deeper JSON than this is not checked further; no request of ours nests anywhere near it. */
 const MAX_DEPTH = 32;
