@@ -1,11 +1,14 @@
 // Regression tests for what an attacker's probe of the running app found: each test is named after
 // what it protects. The broader battery (route matrix, fuzzing, bad-file corpus) has files of its own.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents, instances, notifications, studies, studyUploads } from '../src/db/schema/index';
 import { JOB_SCHEMA } from '../src/jobs/queue';
 import { storableParam } from '../src/db/storable-text';
+import { buildViewerApp } from '../src/modules/viewer/viewer-app';
 import { ingestFiles } from './helpers/dicom-ingest';
 import {
   FIXTURES,
@@ -13,11 +16,18 @@ import {
   listen,
   makeDicom,
   newPatient,
+  storageToken,
   uid,
   uploadAndProcess,
   type Patient,
 } from './helpers/studies';
-import { createTestContext, type TestContext } from './helpers/test-app';
+import {
+  createTestContext,
+  eventually,
+  registerPatient,
+  strongPassword,
+  type TestContext,
+} from './helpers/test-app';
 
 let ctx: TestContext;
 let base: string;
@@ -261,7 +271,7 @@ describe('one answer for "not yours or not there"', () => {
 
 describe('CSRF: state-changing requests from another origin are refused', () => {
   const own = () => ctx.services.config.publicUrl;
-  const change = (headers: Record<string, string>) =>
+  const change = (headers: Record<string, string | undefined>) =>
     ctx.app.inject({
       method: 'PUT',
       url: `/api/users/${bob.id}`,
@@ -342,4 +352,129 @@ describe('server timeouts', () => {
     expect(elapsed).toBeGreaterThanOrEqual(9_000);
     expect(elapsed).toBeLessThan(20_000);
   }, 30_000);
+});
+
+describe('credentials end with the session', () => {
+  async function openViewer(viewerApp: FastifyInstance, p: Patient, studyId: string) {
+    const urlRes = await ctx.app.inject({ url: `/api/dicom/viewer/${studyId}`, headers: p.auth });
+    const grant = new URL((urlRes.json() as { url: string }).url).hash.replace('#grant=', '');
+    const bind = await viewerApp.inject({
+      method: 'POST',
+      url: '/dicomweb/session',
+      headers: { authorization: `Bearer ${grant}` },
+    });
+    expect(bind.statusCode).toBe(204);
+    const cookie = bind.cookies[0]!;
+    return { authorization: `Bearer ${grant}`, cookie: `${cookie.name}=${cookie.value}` };
+  }
+  const createUpload = (p: Patient, token: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/uploads',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'tus-resumable': '1.0.0',
+        'upload-length': '22',
+        'upload-metadata': `objectName ${Buffer.from(`${p.id}/${randomUUID()}/study.zip`).toString('base64')}`,
+      },
+    });
+
+  it('signing out ends the viewer grant and the upload credential that session obtained', async () => {
+    const viewerApp = await buildViewerApp(ctx.services, { logRequests: false });
+    try {
+      const carol = await newPatient(ctx, 'carol-reliability@example.com');
+      const [studyId] = await ingestFiles(ctx, carol.id, [
+        makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+      ]);
+      const viewerAuth = await openViewer(viewerApp, carol, studyId!);
+      const metadata = () => viewerApp.inject({ url: '/dicomweb/studies', headers: viewerAuth });
+      expect((await metadata()).statusCode).toBe(200);
+      const uploadToken = await storageToken(ctx, carol);
+      expect((await createUpload(carol, uploadToken)).statusCode).toBe(201);
+
+      const out = await ctx.app.inject({ method: 'POST', url: '/api/auth/logout', headers: carol.auth });
+      expect(out.statusCode).toBe(200);
+      // Grants are re-read from the database at most every 2 s.
+      await eventually(async () => (await metadata()).statusCode === 401, 5_000);
+      expect((await createUpload(carol, uploadToken)).statusCode).toBe(401);
+    } finally {
+      await viewerApp.close();
+    }
+  });
+
+  it('"sign out other devices" ends the credentials of those devices only', async () => {
+    const viewerApp = await buildViewerApp(ctx.services, { logRequests: false });
+    try {
+      const dan = await newPatient(ctx, 'dan-reliability@example.com');
+      const [studyId] = await ingestFiles(ctx, dan.id, [
+        makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+      ]);
+      const login = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: {
+          email: 'dan-reliability@example.com',
+          password: strongPassword,
+          captcha: await ctx.captcha(),
+        },
+      });
+      const other: Patient = { ...dan, auth: { authorization: `Bearer ${login.json().data.authToken}` } };
+      const mine = await openViewer(viewerApp, dan, studyId!);
+      const theirs = await openViewer(viewerApp, other, studyId!);
+      const theirUpload = await storageToken(ctx, other);
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/sessions/revoke-others',
+        headers: dan.auth,
+      });
+      expect(res.statusCode).toBe(200);
+      await eventually(
+        async () =>
+          (await viewerApp.inject({ url: '/dicomweb/studies', headers: theirs })).statusCode === 401,
+        5_000,
+      );
+      expect((await viewerApp.inject({ url: '/dicomweb/studies', headers: mine })).statusCode).toBe(200);
+      expect((await createUpload(dan, theirUpload)).statusCode).toBe(401);
+      expect((await createUpload(dan, await storageToken(ctx, dan))).statusCode).toBe(201);
+    } finally {
+      await viewerApp.close();
+    }
+  });
+});
+
+describe('refresh-token reuse', () => {
+  let clocked: TestContext;
+  let at = Date.now();
+  beforeAll(async () => {
+    clocked = await createTestContext({}, { now: () => new Date(at) });
+  });
+  afterAll(async () => {
+    await clocked?.close();
+  });
+  const refresh = (refreshToken: string) =>
+    clocked.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } });
+  const me = (authToken: string) =>
+    clocked.app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${authToken}` } });
+
+  it('an exchanged refresh token presented again revokes the whole session', async () => {
+    const reg = await registerPatient(clocked, 'eve-reliability@example.com');
+    const first = reg.json().data as { authToken: string; refreshToken: string };
+    const second = (await refresh(first.refreshToken)).json() as { authToken: string; refreshToken: string };
+    expect((await me(second.authToken)).statusCode).toBe(200);
+    at += 60_000;
+    // The thief (or the victim) replays the old token: refused, and the family ends with it.
+    expect((await refresh(first.refreshToken)).statusCode).toBe(401);
+    expect((await me(second.authToken)).statusCode).toBe(401);
+    expect((await refresh(second.refreshToken)).statusCode).toBe(401);
+  });
+
+  it('two tabs refreshing at the same moment only fail the slower one', async () => {
+    const reg = await registerPatient(clocked, 'fay-reliability@example.com');
+    const first = reg.json().data as { authToken: string; refreshToken: string };
+    const second = (await refresh(first.refreshToken)).json() as { authToken: string; refreshToken: string };
+    at += 1_000;
+    expect((await refresh(first.refreshToken)).statusCode).toBe(401);
+    expect((await me(second.authToken)).statusCode).toBe(200);
+    expect((await refresh(second.refreshToken)).statusCode).toBe(200);
+  });
 });

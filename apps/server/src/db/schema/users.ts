@@ -85,3 +85,19 @@ export const sessions = pgTable(
     index('sessions_user_idx').on(t.userId),
   ],
 );
+
+/**
+ * Refresh tokens already exchanged, per session. One presented again means it was copied: the
+ * session (the whole token family) is revoked.
+ */
+export const rotatedRefreshTokens = pgTable(
+  'rotated_refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    rotatedAt: timestamp('rotated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('rotated_refresh_tokens_session_idx').on(t.sessionId)],
+);

@@ -1,6 +1,6 @@
 import { customType, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { series, studies } from './studies';
-import { users } from './users';
+import { sessions, users } from './users';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
@@ -26,6 +26,8 @@ export const viewerGrants = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     /** Hash of the secret cookie of the one browser the credential was first used in; it works nowhere else. */
     bindingHash: text('binding_hash'),
+    /** The sign-in session that asked for it: signing out (or any revocation of it) ends the grant too. */
+    sessionId: uuid('session_id').references(() => sessions.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('viewer_grants_study_idx').on(t.studyId)],

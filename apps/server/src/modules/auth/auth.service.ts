@@ -37,6 +37,8 @@ const TOO_MANY_LOGINS = 'Too many sign-in attempts. Please wait 15 minutes and t
 // Session activity is written at most once a minute (or a quarter of the idle timeout if that
 // is shorter), so every request is not a write.
 const TOUCH_EVERY_MS = 60_000;
+/** A refresh token presented again within this of its exchange is taken for two tabs racing. */
+const REFRESH_REUSE_GRACE_MS = 10_000;
 /** Failed sign-ins allowed per account (any email, existing or not) and per IP in the window. */
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const MAX_LOGIN_FAILURES_PER_ACCOUNT = 10;
@@ -322,11 +324,34 @@ export function createAuthService(deps: Deps) {
       return { user: found.user, session: found.session, touched };
     },
 
-    /** Rotates both tokens. A refresh token works once; a replay finds nothing. */
+    /** Whether credentials issued by this session (viewer grants, upload tokens) may still be used. */
+    isSessionUnrevoked(sessionId: string): Promise<boolean> {
+      return deps.sessions.isUnrevoked(sessionId);
+    },
+
+    /**
+     * Rotates both tokens. A refresh token works once. One presented again after it was exchanged
+     * was copied: the session and every token descended from it are revoked (two tabs refreshing at
+     * the same moment are a race, not a theft, so a reuse within a few seconds only fails).
+     */
     async refresh(refreshToken: string, meta: RequestMeta): Promise<IssuedSession> {
       const oldHash = hashToken(refreshToken);
       const session = await deps.sessions.findActiveByRefreshHash(oldHash);
       const at = now();
+      if (!session) {
+        const rotated = await deps.sessions.findRotated(oldHash);
+        if (rotated && at.getTime() - rotated.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
+          await deps.sessions.revoke(rotated.sessionId, 'refresh_token_reuse', at);
+          await deps.audit({
+            action: 'auth.refresh_reuse',
+            outcome: 'denied',
+            targetType: 'session',
+            targetId: rotated.sessionId,
+            requestId: meta.requestId,
+            ip: meta.ip,
+          });
+        }
+      }
       const user = session ? await deps.users.findById(session.userId) : undefined;
       if (!session || !user || expiryReason(session, at)) {
         if (session) await deps.sessions.revoke(session.id, 'expired', at);

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { sessions, users } from '../../db/schema/index';
+import { rotatedRefreshTokens, sessions, users } from '../../db/schema/index';
 import type { SessionCache } from './session-cache';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -45,6 +45,24 @@ export function createSessionsRepository(db: Db, cache?: SessionCache) {
         .limit(1);
       return row;
     },
+    /** The session a refresh token belonged to before it was exchanged, and when that happened. */
+    async findRotated(refreshTokenHash: string) {
+      const [row] = await db
+        .select()
+        .from(rotatedRefreshTokens)
+        .where(eq(rotatedRefreshTokens.tokenHash, refreshTokenHash))
+        .limit(1);
+      return row;
+    },
+    /** Whether the session exists and has not been revoked (signed out, reset, revoked, disabled). */
+    async isUnrevoked(id: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)))
+        .limit(1);
+      return Boolean(row);
+    },
     async touch(id: string, at: Date): Promise<void> {
       await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id));
       cache?.touched(id, at);
@@ -56,17 +74,30 @@ export function createSessionsRepository(db: Db, cache?: SessionCache) {
       next: { authTokenHash: string; refreshTokenHash: string; at: Date },
     ) {
       const since = mark();
-      const rows = await db
-        .update(sessions)
-        .set({
-          authTokenHash: next.authTokenHash,
-          refreshTokenHash: next.refreshTokenHash,
-          lastSeenAt: next.at,
-        })
-        .where(
-          and(eq(sessions.id, id), eq(sessions.refreshTokenHash, oldRefreshHash), isNull(sessions.revokedAt)),
-        )
-        .returning({ id: sessions.id });
+      const rows = await db.transaction(async (tx) => {
+        const swapped = await tx
+          .update(sessions)
+          .set({
+            authTokenHash: next.authTokenHash,
+            refreshTokenHash: next.refreshTokenHash,
+            lastSeenAt: next.at,
+          })
+          .where(
+            and(
+              eq(sessions.id, id),
+              eq(sessions.refreshTokenHash, oldRefreshHash),
+              isNull(sessions.revokedAt),
+            ),
+          )
+          .returning({ id: sessions.id });
+        // Remembered, so the old token presented again is recognised as stolen (see findRotated).
+        if (swapped.length === 1)
+          await tx
+            .insert(rotatedRefreshTokens)
+            .values({ tokenHash: oldRefreshHash, sessionId: id, rotatedAt: next.at })
+            .onConflictDoNothing();
+        return swapped;
+      });
       await changed(
         rows.map((r) => r.id),
         since,

@@ -6,6 +6,8 @@ const PREFIX = 'mi-upload.';
 
 export interface UploadTokenClaims {
   userId: string;
+  /** The sign-in session it was issued to; the credential ends when that session is revoked. */
+  sessionId: string | null;
   expiresAt: Date;
 }
 
@@ -19,11 +21,12 @@ export function createUploadTokens(sessionSecret: string, now: () => Date = () =
   const sign = (payload: string) => createHmac('sha256', key).update(payload).digest('base64url');
 
   return {
-    issue(userId: string): { token: string; expiresAt: Date } {
+    issue(userId: string, sessionId: string): { token: string; expiresAt: Date } {
       const expiresAt = new Date(now().getTime() + UPLOAD_TOKEN_TTL_MS);
       const payload = Buffer.from(
         JSON.stringify({
           sub: userId,
+          sid: sessionId,
           exp: Math.floor(expiresAt.getTime() / 1000),
           n: randomBytes(9).toString('base64url'),
         }),
@@ -38,7 +41,7 @@ export function createUploadTokens(sessionSecret: string, now: () => Date = () =
       const expected = Buffer.from(sign(payload));
       const given = Buffer.from(signature);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-      let claims: { sub?: unknown; exp?: unknown };
+      let claims: { sub?: unknown; sid?: unknown; exp?: unknown };
       try {
         claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof claims;
       } catch {
@@ -47,7 +50,7 @@ export function createUploadTokens(sessionSecret: string, now: () => Date = () =
       if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null;
       const expiresAt = new Date(claims.exp * 1000);
       if (expiresAt.getTime() <= now().getTime()) return null;
-      return { userId: claims.sub, expiresAt };
+      return { userId: claims.sub, sessionId: typeof claims.sid === 'string' ? claims.sid : null, expiresAt };
     },
   };
 }

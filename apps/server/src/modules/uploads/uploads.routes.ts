@@ -32,7 +32,7 @@ export function uploadRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (req) => {
         const auth = requireUser(req);
-        const { token, expiresAt } = uploadTokens.issue(auth.user.id);
+        const { token, expiresAt } = uploadTokens.issue(auth.user.id, auth.session.id);
         await services.audit({
           actorId: auth.user.id,
           actorRole: auth.user.role,
@@ -110,6 +110,14 @@ export function uploadRoutes(services: Services): FastifyPluginAsyncZod {
       );
     }
     const userId = claims.userId;
+    // Signing out (or any revocation of the session that asked for it) ends the credential too.
+    if (claims.sessionId && !(await services.auth.isSessionUnrevoked(claims.sessionId))) {
+      await deny(req, userId, 'session_ended');
+      throw new AppError(
+        'UNAUTHORIZED',
+        'The upload credential is missing, invalid or expired. Please start the upload again.',
+      );
+    }
     // A browser signed in as someone else must not use this credential.
     const cookie = req.cookies[AUTH_COOKIE];
     if (cookie) {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { studies, users, viewerGrants } from '../../db/schema/index';
+import { sessions, studies, users, viewerGrants } from '../../db/schema/index';
 
 /** How long a viewer credential opens its study. */
 export const VIEWER_GRANT_TTL_MS = 2 * 60 * 60 * 1000;
@@ -32,10 +32,15 @@ export function createViewerGrants(db: Db, now: () => Date) {
   const recent = new Map<string, { grant: ViewerGrant; at: number }>();
 
   return {
-    async issue(userId: string, studyId: string): Promise<{ token: string; expiresAt: Date }> {
+    /** A credential for one study, ended with the sign-in session that asked for it (`sessionId`). */
+    async issue(
+      userId: string,
+      studyId: string,
+      sessionId: string | null,
+    ): Promise<{ token: string; expiresAt: Date }> {
       const token = `${PREFIX}${randomBytes(32).toString('base64url')}`;
       const expiresAt = new Date(now().getTime() + VIEWER_GRANT_TTL_MS);
-      await db.insert(viewerGrants).values({ tokenHash: hash(token), userId, studyId, expiresAt });
+      await db.insert(viewerGrants).values({ tokenHash: hash(token), userId, studyId, expiresAt, sessionId });
       return { token, expiresAt };
     },
 
@@ -57,6 +62,7 @@ export function createViewerGrants(db: Db, now: () => Date) {
         .from(viewerGrants)
         .innerJoin(studies, eq(studies.id, viewerGrants.studyId))
         .innerJoin(users, eq(users.id, viewerGrants.userId))
+        .leftJoin(sessions, eq(sessions.id, viewerGrants.sessionId))
         .where(
           and(
             eq(viewerGrants.tokenHash, h),
@@ -66,6 +72,8 @@ export function createViewerGrants(db: Db, now: () => Date) {
             eq(studies.ownerId, viewerGrants.userId),
             isNull(studies.deletingSince),
             eq(users.accountStatus, 'active'),
+            // Signing out, a password reset, "sign out other devices" or an admin ends it too.
+            or(isNull(viewerGrants.sessionId), isNull(sessions.revokedAt)),
           ),
         )
         .limit(1);

@@ -62,7 +62,7 @@ export function createViewerService(deps: Deps) {
       meta: RequestMeta,
     ): Promise<{ url: string; expiresAt: string }> {
       const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
-      const { token, expiresAt } = await deps.grants.issue(auth.user.id, study.id);
+      const { token, expiresAt } = await deps.grants.issue(auth.user.id, study.id, auth.session.id);
       await event(auth, meta, 'study.view', study.id);
       // The credential rides in the fragment: browsers never send it to a server or in a Referer.
       const url = `${deps.viewerPublicUrl}/viewer?StudyInstanceUIDs=${encodeURIComponent(study.studyInstanceUid)}#grant=${token}`;
