@@ -15,6 +15,7 @@ import { createSecrets } from './modules/auth/secrets';
 import { createSessionIssuer } from './modules/auth/session-issuer';
 import { createSessionCache, type SessionCache } from './modules/auth/session-cache';
 import { createSessionsRepository } from './modules/auth/sessions.repository';
+import { createSignInProtection } from './modules/auth/sign-in-protection';
 import { createThrottle } from './modules/auth/throttle.repository';
 import { createMailService, type MailService } from './modules/mail/mail.service';
 import { sendEmailJob } from './modules/mail/send-email.job';
@@ -201,10 +202,21 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       issueSession,
       now,
     });
+    const emailTokens = createEmailTokensRepository(database.db);
+    const signInProtection = createSignInProtection({
+      throttle,
+      tokens: emailTokens,
+      users,
+      mail,
+      audit,
+      sessionSecret: config.sessionSecret,
+      appUrl: config.publicUrl,
+      now,
+    });
     const recovery = createRecoveryService({
       users,
       sessions,
-      tokens: createEmailTokensRepository(database.db),
+      tokens: emailTokens,
       mfa: mfaRepo,
       mail,
       audit,
@@ -220,6 +232,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       mail,
       audit,
       throttle,
+      signInProtection,
       mfa,
       recovery,
       issueSession,

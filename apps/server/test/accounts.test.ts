@@ -97,7 +97,7 @@ async function login(email: string, password = strongPassword, ip?: string) {
   return call({
     method: 'POST',
     url: '/api/auth/login',
-    payload: { email, password, captcha: await ctx.captcha() },
+    payload: { email, password, captcha: await ctx.captcha(email) },
     ip,
   });
 }

@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { auditEvents, instances, notifications, studies, studyUploads } from '../src/db/schema/index';
+import {
+  auditEvents,
+  instances,
+  mailOutbox,
+  notifications,
+  studies,
+  studyUploads,
+} from '../src/db/schema/index';
 import { JOB_SCHEMA } from '../src/jobs/queue';
 import { storableParam } from '../src/db/storable-text';
 import { buildViewerApp } from '../src/modules/viewer/viewer-app';
@@ -477,4 +484,72 @@ describe('refresh-token reuse', () => {
     expect((await me(second.authToken)).statusCode).toBe(200);
     expect((await refresh(second.refreshToken)).statusCode).toBe(200);
   });
+});
+
+describe('lockout without denial of service', () => {
+  const email = 'gus-reliability@example.com';
+  const login = (password: string, captcha: string, cookie?: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: cookie ? { cookie } : {},
+      payload: { email, password, captcha },
+    });
+
+  it('ten wrong passwords lock out unknown browsers, not the owner: their known browser and the emailed link still sign in', async () => {
+    await registerPatient(ctx, email);
+    // The owner signs in once from their browser, which becomes known.
+    const first = await login(strongPassword, await ctx.captcha(email));
+    expect(first.statusCode).toBe(200);
+    const device = first.cookies.find((c) => c.name === 'knownDevice')!;
+    expect(device).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/auth' });
+    const knownBrowser = `knownDevice=${device.value}`;
+
+    // Someone else guesses ten times; each guess after the third waits longer.
+    const started = Date.now();
+    for (let i = 0; i < 10; i++)
+      expect((await login('Wrong!Pass1', await ctx.captcha(email))).statusCode).toBe(401);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100 + 200 + 400 + 800 + 3 * 1000 - 50);
+
+    // The captcha for this email now asks four times the work: an ordinary one is refused.
+    const easy = await login(strongPassword, await ctx.captcha());
+    expect(easy.statusCode).toBe(400);
+    expect(easy.json().code).toBe('CAPTCHA_FAILED');
+    // Unknown browsers are locked out, even with the right password.
+    expect((await login(strongPassword, await ctx.captcha(email))).statusCode).toBe(429);
+    // The owner's known browser is not.
+    expect((await login(strongPassword, await ctx.captcha(email), knownBrowser)).statusCode).toBe(200);
+
+    // The owner was emailed a one-time link that makes any browser they open it in known.
+    const mail = await eventually(async () => {
+      const rows = await ctx.services.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, email));
+      return rows.find((m) => m.subject.includes('Sign-in attempts'));
+    });
+    const link = new URL(/https?:\/\/\S+\/api\/auth\/unlock\?token=[\w-]+/.exec(mail.text)![0]);
+    const opened = await ctx.app.inject({ url: `${link.pathname}${link.search}` });
+    expect(opened.statusCode).toBe(302);
+    expect(opened.headers.location).toBe('/login?unlocked=1');
+    const unlocked = opened.cookies.find((c) => c.name === 'knownDevice')!;
+    expect(
+      (await login(strongPassword, await ctx.captcha(email), `knownDevice=${unlocked.value}`)).statusCode,
+    ).toBe(200);
+    const again = await ctx.app.inject({ url: `${link.pathname}${link.search}` });
+    expect(again.headers.location).toBe('/login?unlocked=0');
+    expect(again.cookies.find((c) => c.name === 'knownDevice')).toBeUndefined();
+
+    // A known browser of another account is no key to this one.
+    const other = await newPatient(ctx, 'hal-reliability@example.com');
+    expect(other.id).toBeDefined();
+    const hal = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: {
+        email: 'hal-reliability@example.com',
+        password: strongPassword,
+        captcha: await ctx.captcha(),
+      },
+    });
+    const halBrowser = `knownDevice=${hal.cookies.find((c) => c.name === 'knownDevice')!.value}`;
+    expect((await login(strongPassword, await ctx.captcha(email), halBrowser)).statusCode).toBe(429);
+  }, 60_000);
 });

@@ -59,3 +59,17 @@ export function clearMfaPendingCookie(reply: FastifyReply, secure: boolean) {
     secure,
   });
 }
+
+/** Marks a browser the user signed in from (see sign-in-protection.ts); read only by sign-in. */
+export const KNOWN_DEVICE_COOKIE = 'knownDevice';
+const KNOWN_DEVICE_MAX_AGE_S = 180 * 24 * 3600;
+
+export function setKnownDeviceCookie(reply: FastifyReply, token: string, secure: boolean) {
+  reply.setCookie(KNOWN_DEVICE_COOKIE, token, {
+    path: '/api/auth',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    maxAge: KNOWN_DEVICE_MAX_AGE_S,
+  });
+}

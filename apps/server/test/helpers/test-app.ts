@@ -16,8 +16,11 @@ export interface TestContext {
   app: FastifyInstance;
   services: Services;
   dataDir: string;
-  /** A solved ALTCHA payload, as the browser widget would send. */
-  captcha(): Promise<string>;
+  /**
+   * A solved ALTCHA payload, as the browser widget would send. With `email`, the challenge is asked
+   * of the app for that email (as hard as sign-ins to it currently need).
+   */
+  captcha(email?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -77,10 +80,15 @@ export async function createTestContext(
     app,
     services,
     dataDir,
-    async captcha() {
-      const challenge = (await captcha.createChallenge!()) as Parameters<
-        typeof solveChallenge
-      >[0]['challenge'];
+    async captcha(email?: string) {
+      type Challenge = Parameters<typeof solveChallenge>[0]['challenge'];
+      const challenge = email
+        ? ((
+            await app.inject({
+              url: `/api/auth/captcha/challenge?${new URLSearchParams({ email }).toString()}`,
+            })
+          ).json() as Challenge)
+        : ((await captcha.createChallenge!()) as Challenge);
       const solution = await solveChallenge({ challenge, deriveKey });
       return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
     },

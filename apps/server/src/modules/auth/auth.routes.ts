@@ -24,7 +24,9 @@ import { requestMeta, requireSession } from '../../http/auth-hook';
 import {
   clearMfaPendingCookie,
   clearSessionCookies,
+  KNOWN_DEVICE_COOKIE,
   REFRESH_COOKIE,
+  setKnownDeviceCookie,
   setMfaPendingCookie,
   setSessionCookies,
 } from '../../http/session-cookies';
@@ -66,6 +68,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
     }
     const { issued } = result;
     setSessionCookies(reply, issued, secure);
+    setKnownDeviceCookie(reply, auth.knownDeviceToken(issued.user.id), secure);
     return {
       message,
       data: {
@@ -105,14 +108,16 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['auth'],
-          summary: 'A new ALTCHA proof-of-work challenge',
+          summary:
+            'A new ALTCHA proof-of-work challenge; with `email`, as hard as sign-ins to that email currently need',
+          querystring: z.object({ email: z.string().max(320).optional() }),
           response: { 200: z.unknown(), 404: errorBodySchema },
         },
       },
-      async (_req, reply) => {
+      async (req, reply) => {
         if (!captcha.createChallenge) throw new AppError('NOT_FOUND', 'Not found');
         reply.header('cache-control', 'no-store');
-        return captcha.createChallenge();
+        return auth.captchaChallenge(req.query.email);
       },
     );
 
@@ -159,7 +164,11 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) =>
-        sendSignIn(reply, await auth.login(req.body, requestMeta(req)), 'Logged in Successfully'),
+        sendSignIn(
+          reply,
+          await auth.login(req.body, requestMeta(req), req.cookies[KNOWN_DEVICE_COOKIE]),
+          'Logged in Successfully',
+        ),
     );
 
     app.post(
@@ -202,6 +211,24 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           authToken: result.authToken,
           refreshToken: result.refreshToken,
         };
+      },
+    );
+
+    app.get(
+      '/auth/unlock',
+      {
+        config: recoveryRateLimit,
+        schema: {
+          tags: ['auth'],
+          summary: 'Emailed one-time link: lets this browser sign in while failed attempts lock the account',
+          querystring: z.object({ token: z.string().min(1).max(200) }),
+          response: { 302: z.null() },
+        },
+      },
+      async (req, reply) => {
+        const deviceToken = await auth.unlock(req.query.token, requestMeta(req));
+        if (deviceToken) setKnownDeviceCookie(reply, deviceToken, secure);
+        return reply.redirect(`/login?unlocked=${deviceToken ? '1' : '0'}`, 302);
       },
     );
 

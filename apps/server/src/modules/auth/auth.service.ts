@@ -13,6 +13,7 @@ import type { RecoveryService } from './recovery.service';
 import type { IssuedSession, IssueSession, RequestMeta } from './session-issuer';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
 import type { Throttle } from './throttle.repository';
+import { LOGIN_WINDOW_MS, type SignInProtection } from './sign-in-protection';
 import { hashToken, newToken } from './tokens';
 import { describeUserAgent } from './user-agent';
 
@@ -39,9 +40,7 @@ const TOO_MANY_LOGINS = 'Too many sign-in attempts. Please wait 15 minutes and t
 const TOUCH_EVERY_MS = 60_000;
 /** A refresh token presented again within this of its exchange is taken for two tabs racing. */
 const REFRESH_REUSE_GRACE_MS = 10_000;
-/** Failed sign-ins allowed per account (any email, existing or not) and per IP in the window. */
-const LOGIN_WINDOW_MS = 15 * 60_000;
-const MAX_LOGIN_FAILURES_PER_ACCOUNT = 10;
+/** Failed sign-ins allowed per IP in the window (per account: see sign-in-protection.ts). */
 const MAX_LOGIN_FAILURES_PER_IP = 100;
 
 interface Deps {
@@ -51,6 +50,7 @@ interface Deps {
   mail: MailService;
   audit: AuditRecorder;
   throttle: Throttle;
+  signInProtection: SignInProtection;
   mfa: MfaService;
   recovery: RecoveryService;
   issueSession: IssueSession;
@@ -66,8 +66,13 @@ export function createAuthService(deps: Deps) {
   const { now } = deps;
   const touchEveryMs = Math.min(TOUCH_EVERY_MS, deps.sessionIdleMs / 4);
 
-  async function requireCaptcha(token: string | undefined, meta: RequestMeta, action: string) {
-    if (await deps.captcha.verify(token, meta.ip)) return;
+  async function requireCaptcha(
+    token: string | undefined,
+    meta: RequestMeta,
+    action: string,
+    hardness?: number,
+  ) {
+    if (await deps.captcha.verify(token, meta.ip, { hardness })) return;
     await deps.audit({
       action,
       outcome: 'denied',
@@ -171,18 +176,24 @@ export function createAuthService(deps: Deps) {
 
     /**
      * Password sign-in. Unknown email and wrong password look and take the same; failures are
-     * throttled per account (by normalized email, existing or not) and per IP.
+     * throttled per account (by normalized email, existing or not; a known device of the owner
+     * counts its own, see sign-in-protection.ts) and per IP.
      */
-    async login(body: LoginBody, meta: RequestMeta): Promise<SignInResult> {
-      await requireCaptcha(body.captcha, meta, 'auth.login');
+    async login(body: LoginBody, meta: RequestMeta, deviceCookie?: string): Promise<SignInResult> {
       const emailNormalized = normalizeEmail(body.email);
-      const accountKey = `login:account:${emailNormalized}`;
+      await requireCaptcha(
+        body.captcha,
+        meta,
+        'auth.login',
+        await deps.signInProtection.captchaHardness(emailNormalized),
+      );
       const ipKey = `login:ip:${meta.ip}`;
-      const [byAccount, byIp] = await Promise.all([
-        deps.throttle.count(accountKey, LOGIN_WINDOW_MS),
+      const user = await deps.users.findByEmail(emailNormalized);
+      const [judged, byIp] = await Promise.all([
+        deps.signInProtection.judge(emailNormalized, user, deviceCookie),
         deps.throttle.count(ipKey, LOGIN_WINDOW_MS),
       ]);
-      if (byAccount >= MAX_LOGIN_FAILURES_PER_ACCOUNT || byIp >= MAX_LOGIN_FAILURES_PER_IP) {
+      if (judged.locked || byIp >= MAX_LOGIN_FAILURES_PER_IP) {
         await deps.audit({
           action: 'auth.login',
           outcome: 'denied',
@@ -192,12 +203,12 @@ export function createAuthService(deps: Deps) {
         });
         throw new AppError('RATE_LIMITED', TOO_MANY_LOGINS);
       }
-      const user = await deps.users.findByEmail(emailNormalized);
       const ok = user?.passwordHash
         ? await verifyPassword(user.passwordHash, body.password)
         : (await burnPasswordCheck(body.password), false);
       if (!user || !ok) {
-        await Promise.all([deps.throttle.hit(accountKey), deps.throttle.hit(ipKey)]);
+        await deps.throttle.hit(ipKey);
+        await deps.signInProtection.failed(judged.counter, user, meta);
         await deps.audit({
           actorId: user?.id ?? null,
           action: 'auth.login',
@@ -208,7 +219,7 @@ export function createAuthService(deps: Deps) {
         });
         throw new AppError('INVALID_CREDENTIALS', INVALID_CREDENTIALS);
       }
-      await deps.throttle.clear(accountKey);
+      await deps.signInProtection.succeeded(judged.counter);
       return completeFirstFactor(user, meta, 'password');
     },
 
@@ -322,6 +333,23 @@ export function createAuthService(deps: Deps) {
       const touched = at.getTime() - found.session.lastSeenAt.getTime() >= touchEveryMs;
       if (touched) await deps.sessions.touch(found.session.id, at);
       return { user: found.user, session: found.session, touched };
+    },
+
+    /** A captcha challenge for a sign-in as this email: harder while it keeps failing. */
+    async captchaChallenge(email: string | undefined): Promise<unknown> {
+      if (!deps.captcha.createChallenge) return null;
+      const hardness = await deps.signInProtection.captchaHardness(email ? normalizeEmail(email) : undefined);
+      return deps.captcha.createChallenge({ hardness });
+    },
+
+    /** The known-device token for a browser that just signed in as this user. */
+    knownDeviceToken(userId: string): string {
+      return deps.signInProtection.deviceToken(userId);
+    },
+
+    /** Uses an emailed unlock link: the known-device token for the browser that opened it, or null. */
+    unlock(token: string, meta: RequestMeta): Promise<string | null> {
+      return deps.signInProtection.unlock(token, meta);
     },
 
     /** Whether credentials issued by this session (viewer grants, upload tokens) may still be used. */

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { emailTokens } from '../../db/schema/index';
 
-export type EmailTokenPurpose = 'password_reset' | 'email_verify';
+export type EmailTokenPurpose = 'password_reset' | 'email_verify' | 'sign_in_unlock';
 export type EmailTokenRow = typeof emailTokens.$inferSelect;
 
 /** Single-use emailed tokens, stored as hashes. */

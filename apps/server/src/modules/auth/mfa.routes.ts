@@ -11,7 +11,12 @@ import {
 } from '@mi/contracts/auth';
 import { errorBodySchema } from '@mi/contracts/errors';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import { clearMfaPendingCookie, MFA_PENDING_COOKIE, setSessionCookies } from '../../http/session-cookies';
+import {
+  clearMfaPendingCookie,
+  MFA_PENDING_COOKIE,
+  setKnownDeviceCookie,
+  setSessionCookies,
+} from '../../http/session-cookies';
 import type { Services } from '../../services';
 import { toUserDto } from '../users/user-dto';
 
@@ -39,6 +44,7 @@ export function mfaRoutes(services: Services): FastifyPluginAsyncZod {
         const token = req.body.mfaToken ?? req.cookies[MFA_PENDING_COOKIE];
         const issued = await mfa.verify(req.body, token, requestMeta(req));
         setSessionCookies(reply, issued, secure);
+        setKnownDeviceCookie(reply, services.auth.knownDeviceToken(issued.user.id), secure);
         clearMfaPendingCookie(reply, secure);
         return {
           message: 'Logged in successfully',

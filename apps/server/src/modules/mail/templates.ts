@@ -154,6 +154,23 @@ export function passwordResetEmail(p: { link: string; minutes: number }): MailCo
   };
 }
 
+/** The one-time link that lets the owner sign in while failed attempts have locked their account. */
+export function signInUnlockEmail(p: { link: string; minutes: number }): MailContent {
+  const subject = 'Sign-in attempts on your Medical Imaging account';
+  const text = `Someone tried to sign in to your account with a wrong password many times, so sign-ins from new browsers are paused for 15 minutes.\n\nIf that was you, open this link in the browser you want to use (it works once, for ${p.minutes} minutes), then sign in as usual:\n${p.link}\n\nIf it was not you, nothing was reached: your password was not accepted. Consider choosing a longer password in Settings.`;
+  const body = html`<p>
+      Someone tried to sign in to your account with a wrong password many times, so sign-ins from new browsers
+      are paused for 15 minutes.
+    </p>
+    <p>
+      If that was you, open this link in the browser you want to use (it works once, for ${String(p.minutes)}
+      minutes), then sign in as usual:
+    </p>
+    ${button(p.link, 'Sign in from this browser')}
+    <p>If it was not you, nothing was reached: your password was not accepted.</p>`;
+  return { subject, text, html: layout(subject, body) };
+}
+
 export function passwordChangedEmail(p: { appUrl: string }): MailContent {
   const subject = 'Your Medical Imaging password was changed';
   return {

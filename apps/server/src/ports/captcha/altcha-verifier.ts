@@ -14,6 +14,7 @@ export function createAltchaVerifier(secret: string, opts: { cost?: number } = {
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest('hex');
   const hmacSignatureSecret = derive('altcha-signature');
   const hmacKeySignatureSecret = derive('altcha-key-signature');
+  const baseCost = opts.cost ?? 1_000;
   const usedChallenges = new CappedMap<string, boolean>({ maxSize: 50_000 });
   // Only its payload-verification helper is used; routes are ours.
   const { verify } = create({
@@ -25,19 +26,21 @@ export function createAltchaVerifier(secret: string, opts: { cost?: number } = {
   return {
     provider: 'altcha',
     publicConfig: () => ({ provider: 'altcha', challengeUrl: '/api/auth/captcha/challenge' }),
-    createChallenge: () =>
+    createChallenge: (challengeOpts) =>
       createChallenge({
         deriveKey,
         hmacSignatureSecret,
         hmacKeySignatureSecret,
         algorithm: 'PBKDF2/SHA-256',
-        cost: opts.cost ?? 1_000,
+        cost: baseCost * (challengeOpts?.hardness ?? 1),
         // Deterministic mode: the server knows the answer's key, so verifying is one derivation.
         counter: 1_000 + Math.floor(Math.random() * 5_000),
         expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS),
       }),
-    async verify(token) {
+    async verify(token, _remoteIp, verifyOpts) {
       if (!token) return false;
+      // The cost is inside the signed challenge parameters, so it cannot be lowered by the client.
+      if (verifyOpts?.hardness && solvedCost(token) < baseCost * verifyOpts.hardness) return false;
       const result = await verify(
         token,
         deriveKey,
@@ -48,4 +51,17 @@ export function createAltchaVerifier(secret: string, opts: { cost?: number } = {
       return !result.error && result.verification?.verified === true;
     },
   };
+}
+
+/** The work factor of the challenge a payload answers (0 when unreadable; the signature is checked apart). */
+function solvedCost(payload: string): number {
+  try {
+    const parsed = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as {
+      challenge?: { parameters?: { cost?: unknown } };
+    };
+    const cost = parsed.challenge?.parameters?.cost;
+    return typeof cost === 'number' ? cost : 0;
+  } catch {
+    return 0;
+  }
 }

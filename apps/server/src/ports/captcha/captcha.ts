@@ -6,6 +6,8 @@ export interface CaptchaVerifier {
   /** What the SPA needs to render the widget. */
   publicConfig(): PublicConfig['captcha'];
   /** A new challenge for the ALTCHA widget; reCAPTCHA has none of ours. */
-  createChallenge?(): Promise<unknown>;
-  verify(token: string | undefined, remoteIp: string): Promise<boolean>;
+  /** `hardness`: how many times the ordinary work the challenge asks for (1 when not given). */
+  createChallenge?(opts?: { hardness?: number }): Promise<unknown>;
+  /** `hardness`: the solved challenge must have been at least this many times the ordinary work (ALTCHA only). */
+  verify(token: string | undefined, remoteIp: string, opts?: { hardness?: number }): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import { RefreshCw } from 'lucide-react';
+import { useLocation } from 'react-router';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { usePublicConfig } from '@/features/auth/api/get-public-config';
@@ -9,6 +10,8 @@ import { AuthLayout } from '../layouts/auth-layout';
 /** '/', '/login' and any signed-out path (spec §2). */
 export default function LoginRoute() {
   const config = usePublicConfig();
+  // Set by the emailed unlock link (GET /api/auth/unlock), which redirects here.
+  const unlocked = new URLSearchParams(useLocation().search).get('unlocked');
   return (
     <AuthLayout title="Sign in" description="Sign in to view, share and get your medical studies read.">
       <div className="grid gap-5">
@@ -18,6 +21,20 @@ export default function LoginRoute() {
             <Button variant="outline" size="sm" onClick={() => config.refetch()} disabled={config.isFetching}>
               <RefreshCw aria-hidden="true" /> Retry
             </Button>
+          </Alert>
+        )}
+        {unlocked === '1' && (
+          <Alert role="status">
+            <AlertDescription>
+              This browser can now sign in to your account. Sign in with your password.
+            </AlertDescription>
+          </Alert>
+        )}
+        {unlocked === '0' && (
+          <Alert variant="destructive" role="alert">
+            <AlertDescription>
+              That sign-in link has expired or was already used. Wait 15 minutes, or reset your password.
+            </AlertDescription>
           </Alert>
         )}
         <GoogleSignIn clientId={config.data?.googleClientId} />

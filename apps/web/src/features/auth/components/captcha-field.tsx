@@ -15,12 +15,22 @@ interface CaptchaFieldProps {
   captcha: PublicConfig['captcha'] | undefined;
   /** reCAPTCHA v3 action name. */
   action: string;
+  /**
+   * Sign-in only: the email being signed in to. The server makes the challenge harder for an email
+   * with many failed sign-ins, so the next challenge is asked for that email.
+   */
+  email?: string;
   ref?: Ref<CaptchaHandle>;
 }
 
-export function CaptchaField({ captcha, action, ref }: CaptchaFieldProps) {
+export function CaptchaField({ captcha, action, email, ref }: CaptchaFieldProps) {
   if (!captcha) return <CaptchaLoading />;
-  if (captcha.provider === 'altcha') return <AltchaField challengeUrl={captcha.challengeUrl} ref={ref} />;
+  if (captcha.provider === 'altcha') {
+    const url = email
+      ? `${captcha.challengeUrl}?${new URLSearchParams({ email }).toString()}`
+      : captcha.challengeUrl;
+    return <AltchaField challengeUrl={url} ref={ref} />;
+  }
   return <RecaptchaField siteKey={captcha.siteKey} action={action} ref={ref} />;
 }
 

@@ -37,6 +37,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
   const {
     register,
     handleSubmit,
+    watch,
     formState: { errors, isSubmitting },
   } = useForm<LoginValues>({
     resolver: zodResolver(loginFormSchema),
@@ -51,7 +52,17 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
       return;
     }
     try {
-      const res = await login.mutateAsync({ ...values, captcha });
+      let res;
+      try {
+        res = await login.mutateAsync({ ...values, captcha });
+      } catch (err) {
+        if (!isApiError(err, 'CAPTCHA_FAILED')) throw err;
+        // After repeated failures the server asks more work for this email: solve once more and retry.
+        captchaRef.current?.reset();
+        const harder = (await captchaRef.current?.getToken()) ?? null;
+        if (!harder) throw err;
+        res = await login.mutateAsync({ ...values, captcha: harder });
+      }
       if (!(await completeSignIn(res))) captchaRef.current?.reset();
     } catch (err) {
       captchaRef.current?.reset();
@@ -103,7 +114,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
         <FieldError id={`${id}-password-error`} message={errors.password?.message} />
       </div>
 
-      <CaptchaField captcha={config?.captcha} action="login" ref={captchaRef} />
+      <CaptchaField captcha={config?.captcha} action="login" email={watch('email')} ref={captchaRef} />
 
       <Button type="submit" className="w-full" disabled={isSubmitting} aria-busy={isSubmitting || undefined}>
         {isSubmitting && <Loader2 className="animate-spin" aria-hidden="true" />}
