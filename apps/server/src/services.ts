@@ -119,6 +119,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     });
     const sessionCache = createSessionCache({ feed });
     const storage = createObjectStorage({ dataDir: config.dataDir, s3: config.s3 });
+    // What a killed process was writing. On the embedded database this is the only process, so every
+    // temp file is a leftover; with PostgreSQL others may share the directory, so only stale ones go.
+    const swept = await storage.sweepStaging?.(database.kind === 'pglite' ? 0 : 10 * 60_000);
+    if (swept) log.info({ files: swept }, 'removed temp files left by an interrupted write');
     const mailer = config.smtpUrl
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
       : createOutboxMailer(database.db, log);
@@ -147,9 +151,11 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       processStudy as unknown as JobDefinition,
     ];
     const sweepUploads = sweepUploadsJob({
-      database,
       // Runs only once the queue below exists.
-      queue: { send: (...args) => queue.send(...args) } as JobQueue,
+      queue: {
+        send: (...args) => queue.send(...args),
+        stateOf: (jobId: string) => queue.stateOf(jobId),
+      } as JobQueue,
       repo: studiesRepo,
       uploadArea,
       processStudy,

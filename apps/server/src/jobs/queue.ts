@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -32,6 +33,8 @@ export interface JobQueue {
   /** Starts handlers for these jobs in this process (serve does this; so does `worker`). */
   work(jobs: JobDefinition[]): Promise<void>;
   listFailed(limit?: number): Promise<FailedJob[]>;
+  /** A job's state ('created', 'retry', 'active', 'completed', 'failed', …), archived ones included; null when unknown. */
+  stateOf(jobId: string): Promise<string | null>;
   ping(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -76,6 +79,9 @@ export async function startJobQueue(
     if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });
   }
   const workerIds: string[] = [];
+  const leases = createLeases(database, log, boss);
+  // The embedded database admits one process: whatever it finds active was left by a process that died.
+  if (database.kind === 'pglite') await leases.reclaimAllActive();
 
   return {
     async send(job, data, opts) {
@@ -95,8 +101,13 @@ export async function startJobQueue(
           try {
             for (const job of batch) {
               const jobLog = log.child({ job: def.name, jobId: job.id });
-              const data = def.payload.parse(job.data);
-              await def.handler(data, { jobId: job.id, log: jobLog });
+              await leases.hold(job.id, def.name);
+              try {
+                const data = def.payload.parse(job.data);
+                await def.handler(data, { jobId: job.id, log: jobLog });
+              } finally {
+                await leases.release(job.id);
+              }
             }
           } finally {
             inFlight--;
@@ -104,6 +115,16 @@ export async function startJobQueue(
         });
         workerIds.push(id);
       }
+      leases.start();
+    },
+    async stateOf(jobId) {
+      const res = await database.sql.executeSql(
+        `select state from ${SCHEMA}.job where id = $1::uuid
+         union all select state from ${SCHEMA}.archive where id = $1::uuid limit 1`,
+        [jobId],
+      );
+      const row = res.rows[0] as { state?: unknown } | undefined;
+      return row ? String(row.state) : null;
     },
     async listFailed(limit = 100) {
       const res = await database.sql.executeSql(
@@ -127,6 +148,7 @@ export async function startJobQueue(
       await database.sql.executeSql(`select 1 from ${SCHEMA}.version limit 1`, []);
     },
     async stop() {
+      leases.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       // Let handlers that were mid-flight finish and record their outcome while the database is open.
       for (let waited = 0; inFlight > 0 && waited < 10_000; waited += 50)
@@ -142,4 +164,82 @@ function describeOutput(output: unknown): string | null {
   if (typeof output === 'object' && output !== null && 'message' in output)
     return String((output as { message: unknown }).message);
   return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/** A running job's lease is renewed this often… */
+const LEASE_HEARTBEAT_MS = 5_000;
+/** …and taken for dead, its job handed to a live worker, once it is this old. */
+const LEASE_STALE_MS = 20_000;
+const INTERRUPTED = { message: 'The process running this job stopped; it was handed to another worker.' };
+
+/**
+ * Leases (table job_leases) let a crashed process's jobs resume within seconds rather than after the
+ * queue's expiry. A job that was interrupted is failed through pg-boss, so its retry count grows and a
+ * job that keeps killing its worker ends up failed (kept for admins), never retried forever.
+ */
+function createLeases(database: Database, log: Logger, boss: PgBoss) {
+  const owner = randomUUID();
+  let timer: NodeJS.Timeout | undefined;
+  const sql = (text: string, values: unknown[] = []) => database.sql.executeSql(text, values);
+
+  async function interrupt(jobs: Array<{ id: string; name: string }>) {
+    for (const job of jobs) {
+      await boss.fail(job.name, job.id, INTERRUPTED);
+      // Due now, not after the retry delay: the work was cut off, not refused.
+      await sql(
+        `update ${SCHEMA}.job set start_after = now() where name = $1 and id = $2::uuid and state = 'retry'`,
+        [job.name, job.id],
+      );
+      log.warn({ job: job.name, jobId: job.id }, 'interrupted job handed to a live worker');
+    }
+  }
+
+  async function reclaimStale() {
+    const res = await sql(
+      `delete from job_leases where heartbeat_at < now() - make_interval(secs => $1) returning job_id, job_name`,
+      [LEASE_STALE_MS / 1000],
+    );
+    await interrupt(
+      (res.rows as Array<{ job_id: string; job_name: string }>).map((r) => ({
+        id: r.job_id,
+        name: r.job_name,
+      })),
+    );
+  }
+
+  return {
+    async hold(jobId: string, jobName: string) {
+      await sql(
+        `insert into job_leases (job_id, job_name, owner, heartbeat_at) values ($1, $2, $3, now())
+         on conflict (job_id) do update set owner = excluded.owner, heartbeat_at = now()`,
+        [jobId, jobName, owner],
+      );
+    },
+    async release(jobId: string) {
+      await sql(`delete from job_leases where job_id = $1 and owner = $2`, [jobId, owner]).catch(
+        (err: unknown) => log.warn({ err, jobId }, 'job lease not released; it will go stale'),
+      );
+    },
+    /** Every active job and every lease belong to a dead process (embedded database, at start). */
+    async reclaimAllActive() {
+      await sql('delete from job_leases');
+      const res = await sql(`select id, name from ${SCHEMA}.job where state = 'active'`);
+      await interrupt(res.rows as Array<{ id: string; name: string }>);
+    },
+    /** Renews this process's leases and reclaims stale ones, until stop(). */
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        void (async () => {
+          await sql(`update job_leases set heartbeat_at = now() where owner = $1`, [owner]);
+          await reclaimStale();
+        })().catch((err: unknown) => log.warn({ err }, 'job lease upkeep failed'));
+      }, LEASE_HEARTBEAT_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
 }

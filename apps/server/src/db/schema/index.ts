@@ -4,3 +4,4 @@ export * from './mail';
 export * from './accounts';
 export * from './studies';
 export * from './viewer';
+export * from './jobs';

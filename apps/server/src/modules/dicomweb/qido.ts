@@ -25,7 +25,8 @@ function bad(message: string): AppError {
 /** `PatientName` or `00100010` → `00100010`; anything else is a 400. */
 export function toTag(key: string): string {
   if (/^[0-9A-Fa-f]{8}$/.test(key)) return key.toUpperCase();
-  const entry = nameMap[key];
+  // Own entries only: `toString`, `constructor` and the like are not attribute names.
+  const entry = Object.hasOwn(nameMap, key) ? nameMap[key] : undefined;
   if (!entry) throw bad(`Unknown attribute "${key.slice(0, 64)}"`);
   return entry.tag.replace(/[(),]/g, '').toUpperCase();
 }

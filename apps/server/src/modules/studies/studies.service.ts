@@ -105,6 +105,22 @@ export function createStudiesService(deps: Deps) {
     throw new AppError('NOT_FOUND', 'Not found');
   }
 
+  /** What a repeated request to process an upload finds, said as it is. */
+  async function describeProcessing(upload: { status: string; reason: string | null }, jobId: string) {
+    if (upload.status === 'completed')
+      return 'This upload has already been processed. Its studies are in My Studies.';
+    if (upload.status === 'failed')
+      return `This upload could not be processed: ${upload.reason ?? 'see your notifications.'}`;
+    const state = await deps.queue.stateOf(jobId);
+    if (state === 'active')
+      return 'Your study is being processed right now. You will be notified once it is complete.';
+    if (state === 'retry')
+      return 'Processing of your study was interrupted and will resume shortly. You will be notified once it is complete.';
+    if (state === 'created')
+      return 'Your study is waiting to be processed. You will be notified once it is complete.';
+    return 'Processing of your study stopped on our side. It will be retried automatically within 30 minutes; you will be notified of the outcome.';
+  }
+
   return {
     requireStudyAccess,
     requireSelf,
@@ -149,6 +165,8 @@ export function createStudiesService(deps: Deps) {
         ).row;
       }
       if (upload.ownerId !== auth.user.id) throw await notFound();
+      let message = 'Your study is being processed. You will be notified once the processing is complete.';
+      if (upload.jobId) message = await describeProcessing(upload, upload.jobId);
       if (!upload.jobId) {
         // The job id is the upload id, so a repeated request can never queue a second run.
         await deps.queue.send(
@@ -168,10 +186,7 @@ export function createStudiesService(deps: Deps) {
         requestId: meta.requestId,
         ip: meta.ip,
       });
-      return {
-        message: 'Your study is being processed. You will be notified once the processing is complete.',
-        jobId: upload.id,
-      };
+      return { message, jobId: upload.jobId ?? upload.id };
     },
 
     /**

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Database } from '../../db/client';
-import { defineJob, JOB_SCHEMA, type JobQueue } from '../../jobs/queue';
+import { defineJob, type JobQueue } from '../../jobs/queue';
 import type { ProcessStudyJob } from '../studies/process-study.job';
 import type { StudiesRepository } from '../studies/studies.repository';
 import type { UploadArea } from './upload-area';
@@ -13,7 +12,6 @@ export const MAX_RUNS = 5;
 const LIVE_STATES = new Set(['created', 'retry', 'active']);
 
 interface Deps {
-  database: Database;
   queue: JobQueue;
   repo: StudiesRepository;
   uploadArea: UploadArea;
@@ -29,16 +27,6 @@ interface Deps {
  * worker kept dying). An upload lost too often is failed and its owner told, so nothing loops forever.
  */
 export function sweepUploadsJob(deps: Deps) {
-  async function jobState(jobId: string): Promise<string | null> {
-    const res = await deps.database.sql.executeSql(
-      `select state from ${JOB_SCHEMA}.job where id = $1::uuid
-       union all select state from ${JOB_SCHEMA}.archive where id = $1::uuid limit 1`,
-      [jobId],
-    );
-    const row = res.rows[0] as { state?: unknown } | undefined;
-    return row ? String(row.state) : null;
-  }
-
   return defineJob({
     name: 'sweep-uploads',
     payload: z.object({}).passthrough(),
@@ -53,7 +41,7 @@ export function sweepUploadsJob(deps: Deps) {
       let redriven = 0;
       let abandoned = 0;
       for (const upload of await deps.repo.staleUploads(new Date(now - LOST_AFTER_MS))) {
-        if (upload.jobId && LIVE_STATES.has((await jobState(upload.jobId)) ?? '')) continue;
+        if (upload.jobId && LIVE_STATES.has((await deps.queue.stateOf(upload.jobId)) ?? '')) continue;
         if (upload.attempts >= MAX_RUNS) {
           await deps.processStudy.abandon(
             upload,

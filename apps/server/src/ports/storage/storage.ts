@@ -53,6 +53,8 @@ export interface ObjectStorage {
    * result when this file cannot be linked (another filesystem); the caller then copies instead.
    */
   adoptFile?(sourcePath: string, key: string): Promise<ObjectStat | null>;
+  /** Local files only: removes temp files older than `maxAgeMs` that a crash mid-write left behind. */
+  sweepStaging?(maxAgeMs?: number): Promise<number>;
   /** Makes objects put with `deferDurability` survive a crash; cheap for keys that share a folder. */
   persist(keys: readonly string[]): Promise<void>;
   /** Null when the key is missing. */
