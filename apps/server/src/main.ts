@@ -8,6 +8,7 @@ import { buildViewerApp } from './modules/viewer/viewer-app';
 import path from 'node:path';
 import { ensureAdmin } from './seed';
 import { createServices } from './services';
+import { tuneHeapForUploads } from './heap-tuning';
 
 /** `serve` (API + SPA + jobs) | `worker` (jobs only) | `migrate` | `seed` */
 async function main(command: string): Promise<void> {
@@ -23,6 +24,8 @@ async function main(command: string): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   containFailures(log);
+  // Process-wide, so here and not where tests build services.
+  if (command === 'serve' || command === 'worker') tuneHeapForUploads();
 
   switch (command) {
     case 'serve': {

@@ -45,7 +45,6 @@ import { transferStudyJob } from './modules/viewer/transfer-study.job';
 import { createViewerGrants, type ViewerGrants } from './modules/viewer/viewer-grants';
 import { createViewerService, type ViewerService } from './modules/viewer/viewer.service';
 import { createDicomStore } from './ports/dicom-store/index';
-import { tuneHeapForUploads } from './heap-tuning';
 import type { DicomStore } from './ports/dicom-store/dicom-store';
 
 /** Everything a request handler or job may use, built once per process from the config. */
@@ -57,7 +56,7 @@ export interface Services {
   mailer: Mailer;
   captcha: CaptchaVerifier;
   queue: JobQueue;
-  jobs: JobDefinition[];
+  jobs: readonly JobDefinition[];
   audit: AuditRecorder;
   mail: MailService;
   users: UsersRepository;
@@ -102,15 +101,16 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, log: Logger, opts: ServiceOptions): Promise<Services> {
-  tuneHeapForUploads();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     inMemory: opts.inMemoryDatabase,
   });
   let feed: ChangeFeed | undefined;
+  let queue: JobQueue | undefined;
   try {
     await database.migrate();
+    const now = opts.now ?? (() => new Date());
     // Change notifications keep the in-memory caches (sessions, studies lists) in step with every
     // process writing to the same database.
     feed = await database.openChangeFeed({
@@ -127,59 +127,48 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
       : createOutboxMailer(database.db, log);
     const captcha = opts.captcha ?? createCaptchaVerifier(config);
+
+    // Ports and repositories, each built once.
+    queue = await startJobQueue(database, log);
+    const audit = createAuditRecorder(database.db, log);
+    const users = createUsersRepository(database.db, sessionCache.changes);
+    const sessions = createSessionsRepository(database.db, sessionCache);
+    const throttle = createThrottle(database.db, now);
+    const mfaRepo = createMfaRepository(database.db);
+    const emailTokens = createEmailTokensRepository(database.db);
+    const studiesRepo = createStudiesRepository(database.db);
+    const dicomwebRepo = createDicomwebRepository(database.db);
+    const dicomStore = createDicomStore(config);
     const emailJob = sendEmailJob(mailer);
+    const mail = createMailService(queue, emailJob);
+
+    // Uploads and their processing.
     const archivePrescan = new ArchivePrescan(log, config.dicomMaxDecodedBytes);
     const uploadArea = createUploadArea(config, storage, archivePrescan);
     // Only uploads on local disk pass through this process's writes.
     const prescan = uploadArea.localPath ? archivePrescan : undefined;
-    const studiesRepo = createStudiesRepository(database.db);
     const processStudy = processStudyJob({
       repo: studiesRepo,
       storage,
       uploadArea,
-      users: createUsersRepository(database.db, sessionCache.changes),
-      // Jobs run only once the queue below exists.
-      mail: { send: (to, content) => createMailService(queue, emailJob).send(to, content) },
+      users,
+      mail,
       appUrl: config.publicUrl,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
       zipLimits: { maxEntries: config.uploadMaxEntries },
       maxDecodedBytes: config.dicomMaxDecodedBytes,
       prescan,
     });
-    const jobs: JobDefinition[] = [
-      emailJob as unknown as JobDefinition,
-      processStudy as unknown as JobDefinition,
-    ];
     const sweepUploads = sweepUploadsJob({
-      // Runs only once the queue below exists.
-      queue: {
-        send: (...args) => queue.send(...args),
-        stateOf: (jobId: string) => queue.stateOf(jobId),
-      } as JobQueue,
+      queue,
       repo: studiesRepo,
       uploadArea,
       processStudy,
       expiryMs: config.uploadExpiryMs,
-      now: () => (opts.now ?? (() => new Date()))(),
+      now,
     });
-    jobs.push(sweepUploads as unknown as JobDefinition);
-    jobs.push(
-      finishDeletesJob({
-        repo: studiesRepo,
-        storage,
-        now: () => (opts.now ?? (() => new Date()))(),
-      }) as unknown as JobDefinition,
-    );
-    const dicomStore = createDicomStore(config);
-    const dicomwebRepo = createDicomwebRepository(database.db);
-    // The audit recorder is created below; DICOMweb only records once requests arrive.
-    const dicomweb = createDicomwebService({
-      repo: dicomwebRepo,
-      storage,
-      store: dicomStore,
-      audit: (e) => audit(e),
-      log,
-    });
+    const finishDeletes = finishDeletesJob({ repo: studiesRepo, storage, now });
+    const dicomweb = createDicomwebService({ repo: dicomwebRepo, storage, store: dicomStore, audit, log });
     const transferStudy = transferStudyJob({
       db: database.db,
       store: dicomStore,
@@ -187,16 +176,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       repo: dicomwebRepo,
       dicomweb,
     });
-    jobs.push(transferStudy as unknown as JobDefinition);
-    const queue = await startJobQueue(database, log, jobs);
-    if (opts.runWorkers) await queue.work(jobs);
-    const audit = createAuditRecorder(database.db, log);
-    const mail = createMailService(queue, emailJob);
-    const users = createUsersRepository(database.db, sessionCache.changes);
-    const now = opts.now ?? (() => new Date());
-    const sessions = createSessionsRepository(database.db, sessionCache);
-    const throttle = createThrottle(database.db, now);
-    const mfaRepo = createMfaRepository(database.db);
+    await queue.register([emailJob, processStudy, sweepUploads, finishDeletes, transferStudy]);
+    if (opts.runWorkers) await queue.work();
+
+    // Accounts.
     const issueSession = createSessionIssuer({ sessions, audit, sessionMaxMs: config.sessionMaxMs, now });
     const mfa = createMfaService({
       users,
@@ -208,7 +191,6 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       issueSession,
       now,
     });
-    const emailTokens = createEmailTokensRepository(database.db);
     const signInProtection = createSignInProtection({
       throttle,
       tokens: emailTokens,
@@ -251,6 +233,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     });
     const usersService = createUsersService({ users, audit, now });
     const professionals = createProfessionalsService({ users, audit, mail, appUrl: config.publicUrl, now });
+
+    // Studies, the viewer and thumbnails.
     const studiesAuditBuffer = createAuditBuffer(database.db, log);
     const studies = createStudiesService({
       repo: studiesRepo,
@@ -280,6 +264,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       log,
       maxDecodedBytes: config.dicomMaxDecodedBytes,
     });
+    const startedQueue = queue;
     return {
       config,
       log,
@@ -288,7 +273,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       mailer,
       captcha,
       queue,
-      jobs,
+      jobs: queue.jobs,
       audit,
       mail,
       users,
@@ -310,7 +295,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       viewer,
       thumbnails,
       async close() {
-        await queue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
+        await startedQueue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
         await studiesAuditBuffer.close();
         await mailer.close?.();
         await closeRenderPool();
@@ -319,6 +304,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       },
     };
   } catch (err) {
+    await queue?.stop().catch(() => undefined);
     await feed?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

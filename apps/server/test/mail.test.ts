@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 import { z } from 'zod';
-import { defineJob, type JobDefinition } from '../src/jobs/queue';
+import { defineJob } from '../src/jobs/queue';
 import { duplicateRegistrationEmail, escapeHtml, welcomeEmail } from '../src/modules/mail/templates';
 import { extractLinks } from '../src/ports/mail/mailer';
 import { createSmtpMailer } from '../src/ports/mail/smtp-mailer';
@@ -131,11 +131,10 @@ describe('job queue', () => {
     // A second queue on the same database, as a separate worker process would have.
     const { startJobQueue } = await import('../src/jobs/queue');
     const { createLogger } = await import('../src/logger');
-    const queue = await startJobQueue(ctx.services.database, createLogger('silent'), [
-      flaky as unknown as JobDefinition,
-    ]);
+    const queue = await startJobQueue(ctx.services.database, createLogger('silent'));
     try {
-      await queue.work([flaky as unknown as JobDefinition]);
+      await queue.register([flaky]);
+      await queue.work();
       const id = await queue.send(flaky, { n: 1 });
       const failed = await eventually(
         async () => (await ctx.services.queue.listFailed()).find((j) => j.id === id),

@@ -30,8 +30,12 @@ export interface JobQueue {
     data: z.infer<S>,
     opts?: { singletonKey?: string; id?: string },
   ): Promise<string | null>;
-  /** Starts handlers for these jobs in this process (serve does this; so does `worker`). */
-  work(jobs: JobDefinition[]): Promise<void>;
+  /** Makes jobs known to the queue (their queues, retry policies and schedules). Before any send. */
+  register(jobs: readonly JobDefinition[]): Promise<void>;
+  /** Every registered job (tests run handlers directly). */
+  readonly jobs: readonly JobDefinition[];
+  /** Starts handlers for every registered job in this process (serve does this; so does `worker`). */
+  work(): Promise<void>;
   listFailed(limit?: number): Promise<FailedJob[]>;
   /** A job's state ('created', 'retry', 'active', 'completed', 'failed', …), archived ones included; null when unknown. */
   stateOf(jobId: string): Promise<string | null>;
@@ -43,11 +47,7 @@ export interface JobQueue {
  * pg-boss on whichever database we run: PostgreSQL through its own pool, PGlite through the
  * `db` option (one in-process connection, so only one process may use it).
  */
-export async function startJobQueue(
-  database: Database,
-  log: Logger,
-  jobs: JobDefinition[],
-): Promise<JobQueue> {
+export async function startJobQueue(database: Database, log: Logger): Promise<JobQueue> {
   const common = {
     schema: SCHEMA,
     // Failed jobs stay visible to admins for 30 days, then are archived; archive kept 90 days.
@@ -69,21 +69,27 @@ export async function startJobQueue(
   const boss = new PgBoss({ ...common, db: executor });
   boss.on('error', (err) => log.error({ err }, 'job queue error'));
   await boss.start();
-  for (const job of jobs) {
-    await boss.createQueue(job.name, {
-      name: job.name,
-      retryLimit: job.retry.limit,
-      retryDelay: job.retry.delaySeconds,
-      retryBackoff: true,
-    });
-    if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });
-  }
+  const registered: JobDefinition[] = [];
   const workerIds: string[] = [];
   const leases = createLeases(database, log, boss);
   // The embedded database admits one process: whatever it finds active was left by a process that died.
   if (database.kind === 'pglite') await leases.reclaimAllActive();
 
   return {
+    jobs: registered,
+    async register(jobs) {
+      for (const job of jobs) {
+        if (registered.some((r) => r.name === job.name)) throw new Error(`job ${job.name} registered twice`);
+        await boss.createQueue(job.name, {
+          name: job.name,
+          retryLimit: job.retry.limit,
+          retryDelay: job.retry.delaySeconds,
+          retryBackoff: true,
+        });
+        if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: 'UTC' });
+        registered.push(job);
+      }
+    },
     async send(job, data, opts) {
       const parsed = job.payload.parse(data);
       const id = await boss.send(job.name, parsed as object, {
@@ -94,8 +100,8 @@ export async function startJobQueue(
       for (const w of workerIds) boss.notifyWorker(w);
       return id;
     },
-    async work(defs) {
-      for (const def of defs) {
+    async work() {
+      for (const def of registered) {
         const id = await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: 1 }, async (batch) => {
           inFlight++;
           try {
