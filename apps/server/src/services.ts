@@ -3,6 +3,8 @@ import type { Config } from './config';
 import type { ChangeFeed } from './db/change-feed';
 import { openDatabase, type Database } from './db/client';
 import { startJobQueue, type JobDefinition, type JobQueue } from './jobs/queue';
+import { createAccessRepository } from './modules/access/access.repository';
+import { createAccessService, type AccessService } from './modules/access/access.service';
 import { createAuditRecorder, type AuditRecorder } from './modules/audit/audit.service';
 import { createProfessionalsService, type ProfessionalsService } from './modules/admin/professionals.service';
 import { createAuthService, type AuthService } from './modules/auth/auth.service';
@@ -78,6 +80,8 @@ export interface Services {
   /** Short-lived upload credentials (storage token). */
   uploadTokens: UploadTokens;
   studies: StudiesService;
+  /** Who may do what with a study: the one check every study-derived route goes through. */
+  access: AccessService;
   /** Where the viewer's images are read from: built-in, or an external DICOMweb server (DICOMWEB_URL). */
   dicomStore: DicomStore;
   /** QIDO-RS / WADO-RS / WADO-URI over stored studies. */
@@ -168,7 +172,15 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       now,
     });
     const finishDeletes = finishDeletesJob({ repo: studiesRepo, storage, now });
-    const dicomweb = createDicomwebService({ repo: dicomwebRepo, storage, store: dicomStore, audit, log });
+    const access = createAccessService({ repo: createAccessRepository(database.db), audit });
+    const dicomweb = createDicomwebService({
+      repo: dicomwebRepo,
+      access,
+      storage,
+      store: dicomStore,
+      audit,
+      log,
+    });
     const transferStudy = transferStudyJob({
       db: database.db,
       store: dicomStore,
@@ -238,6 +250,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const studiesAuditBuffer = createAuditBuffer(database.db, log);
     const studies = createStudiesService({
       repo: studiesRepo,
+      access,
       storage,
       uploadArea,
       queue,
@@ -249,7 +262,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const viewerGrants = createViewerGrants(database.db, now);
     const viewer = createViewerService({
       db: database.db,
-      studies,
+      access,
       grants: viewerGrants,
       queue,
       job: transferStudy,
@@ -259,7 +272,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const thumbnails = createThumbnailService({
       db: database.db,
       storage,
-      studies,
+      access,
       audit,
       log,
       maxDecodedBytes: config.dicomMaxDecodedBytes,
@@ -289,6 +302,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       prescan,
       uploadTokens: createUploadTokens(config.sessionSecret),
       studies,
+      access,
       dicomStore,
       dicomweb,
       viewerGrants,

@@ -138,7 +138,7 @@ describe('DICOMweb over stored studies', () => {
     expect(seriesList.json()[0]['0020000E'].Value).toEqual([series.seriesInstanceUid]);
   });
 
-  it('answers 400 to malformed UIDs and parameters, 404 to unknown or other users’ UIDs, 401 without credentials', async () => {
+  it('answers 400 to malformed parameters, 404 to malformed, unknown or other users’ study UIDs, 401 without credentials', async () => {
     const cases: Array<[string, number, { token: string } | null]> = [
       ['/dicomweb/studies?limit=abc', 400, owner],
       ['/dicomweb/studies?offset=-1', 400, owner],
@@ -146,7 +146,8 @@ describe('DICOMweb over stored studies', () => {
       ['/dicomweb/studies?StudyInstanceUID=1..2', 400, owner],
       ['/dicomweb/studies?StudyDate=2024-01', 400, owner],
       ['/dicomweb/studies?fuzzymatching=maybe', 400, owner],
-      ['/dicomweb/studies/not-a-uid/metadata', 400, owner],
+      // A malformed study UID gets the 404 an unknown one gets: a stranger learns nothing either way.
+      ['/dicomweb/studies/not-a-uid/metadata', 404, owner],
       [`/dicomweb/studies/${series.studyInstanceUid}/series/abc/metadata`, 400, owner],
       ['/dicomweb/studies/1.2.3.4.5/metadata', 404, owner],
       [`/dicomweb/studies/${series.studyInstanceUid}/metadata`, 404, stranger],

@@ -9,43 +9,6 @@ export type InstanceRow = typeof instances.$inferSelect;
 /** Reads of the study index for DICOMweb, and the cache of series metadata. */
 export function createDicomwebRepository(db: Db) {
   return {
-    /** Completed studies of these owners, optionally one study only. */
-    async studiesOf(ownerId: string, onlyStudyId: string | null): Promise<StudyRow[]> {
-      return db
-        .select()
-        .from(studies)
-        .where(
-          and(
-            eq(studies.ownerId, ownerId),
-            eq(studies.processStatus, 'completed'),
-            // A study being deleted is already gone for every reader.
-            isNull(studies.deletingSince),
-            ...(onlyStudyId ? [eq(studies.id, onlyStudyId)] : []),
-          ),
-        )
-        .orderBy(asc(studies.createdAt), asc(studies.id));
-    },
-    /** One visible study by its UID (what every WADO-RS request starts with). */
-    async visibleStudyByUid(
-      ownerId: string,
-      onlyStudyId: string | null,
-      studyUid: string,
-    ): Promise<StudyRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(studies)
-        .where(
-          and(
-            eq(studies.ownerId, ownerId),
-            eq(studies.studyInstanceUid, studyUid),
-            eq(studies.processStatus, 'completed'),
-            isNull(studies.deletingSince),
-            ...(onlyStudyId ? [eq(studies.id, onlyStudyId)] : []),
-          ),
-        )
-        .limit(1);
-      return row;
-    },
     async seriesByUid(studyId: string, seriesUid: string): Promise<SeriesRow | undefined> {
       const [row] = await db
         .select()

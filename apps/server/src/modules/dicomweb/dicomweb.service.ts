@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { AppError } from '../../http/app-error';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
+import type { AccessService } from '../access/access.service';
+import type { Principal } from '../access/principal';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
@@ -16,14 +18,7 @@ import { answer, parseQidoQuery, sortTags } from './qido';
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
-/** Who is asking: a signed-in user (any of their studies) or a viewer grant (one study). */
-export interface Principal {
-  userId: string;
-  role: string | null;
-  /** Set for viewer grants: the only study this credential opens. */
-  studyId: string | null;
-  via: 'session' | 'grant';
-}
+export type { Principal } from '../access/principal';
 
 /** Where DICOMweb is mounted on both origins; BulkDataURIs in cached metadata are built on it. */
 export const DICOMWEB_ROOT = '/dicomweb';
@@ -77,6 +72,7 @@ const INSTANCE_DEFAULTS = new Set([
 
 interface Deps {
   repo: DicomwebRepository;
+  access: AccessService;
   storage: ObjectStorage;
   store: DicomStore;
   audit: AuditRecorder;
@@ -179,25 +175,22 @@ export function createDicomwebService(deps: Deps) {
     });
   }
 
-  /** Studies the principal may see (owners only until studies can be shared; a grant narrows to one). */
-  async function visibleStudies(p: Principal): Promise<StudyRow[]> {
-    return repo.studiesOf(p.userId, p.studyId);
+  /** Studies the principal may see (the access module decides; a grant narrows to one). */
+  function visibleStudies(p: Principal): Promise<StudyRow[]> {
+    return deps.access.visibleStudies(p);
   }
 
-  async function resolveStudy(
+  /** The study behind a request, through the one access check (a malformed UID is a 404 too). */
+  function resolveStudy(
     p: Principal,
     studyUid: string,
     meta: RequestMeta,
     action: string,
   ): Promise<StudyRow> {
-    requireUid(studyUid, 'study');
-    // The same visibility as visibleStudies(), answered by one indexed lookup.
-    const study = await repo.visibleStudyByUid(p.userId, p.studyId, studyUid);
-    if (!study) {
-      await audit(p, meta, action, null, 'denied', { studyInstanceUid: studyUid });
-      throw new AppError('NOT_FOUND', NOT_FOUND);
-    }
-    return study;
+    return deps.access.requireStudyAccess(p, 'read', { uid: studyUid }, meta, {
+      auditAction: `dicomweb.${action}`,
+      notFoundMessage: NOT_FOUND,
+    });
   }
 
   async function resolveSeries(

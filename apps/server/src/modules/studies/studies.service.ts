@@ -3,6 +3,8 @@ import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
 import type { JobQueue } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
+import type { AccessService, StudyAction } from '../access/access.service';
+import { sessionPrincipal } from '../access/principal';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
 import type { UploadArea } from '../uploads/upload-area';
@@ -14,13 +16,9 @@ import { createStudyListCache } from './study-list-cache';
 import type { ProcessStudyJob } from './process-study.job';
 import type { StudiesRepository, StudyRow } from './studies.repository';
 
-export type StudyPermission = 'read' | 'download' | 'delete';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NOT_FOUND = 'Study not found or invalid study ID.';
-
 interface Deps {
   repo: StudiesRepository;
+  access: AccessService;
   storage: ObjectStorage;
   uploadArea: UploadArea;
   queue: JobQueue;
@@ -64,25 +62,14 @@ export function createStudiesService(deps: Deps) {
       ...(details ? { details } : {}),
     });
 
-  /**
-   * The one access check for anything derived from a study. A stranger, a missing id and a
-   * malformed id all get the same 404, so ids cannot be probed.
-   */
-  async function requireStudyAccess(
+  /** The signed-in user's access to a study, through the access module (the one check). */
+  const requireStudyAccess = (
     auth: AuthenticatedSession,
     studyId: string,
-    permission: StudyPermission,
+    action: StudyAction,
     meta: RequestMeta,
-  ): Promise<StudyRow> {
-    const study = UUID.test(studyId) ? await repo.findStudy(studyId) : undefined;
-    // Only owners until sharing exists; every permission is the owner's.
-    // A study being deleted is already gone for its owner too.
-    if (!study || study.ownerId !== auth.user.id || study.deletingSince) {
-      await auditEvent(auth, meta, `study.${permission}`, studyId.slice(0, 64), 'denied');
-      throw new AppError('NOT_FOUND', NOT_FOUND);
-    }
-    return study;
-  }
+  ): Promise<StudyRow> =>
+    deps.access.requireStudyAccess(sessionPrincipal(auth), action, { id: studyId }, meta);
 
   /** A user's own id only; anyone else's looks missing. */
   async function requireSelf(
@@ -122,7 +109,6 @@ export function createStudiesService(deps: Deps) {
   }
 
   return {
-    requireStudyAccess,
     requireSelf,
 
     async requestProcessing(
@@ -258,12 +244,8 @@ export function createStudiesService(deps: Deps) {
       await requireSelf(auth, userId, 'study.delete', meta);
       // Someone else's study, a study already deleted, an id that never existed and one that is not
       // an id at all get the same 404, so a delete tells a stranger nothing. (A delete that stopped
-      // half-way still finds its study here, being deleted, and finishes it.)
-      const study = UUID.test(studyId) ? await repo.findStudy(studyId) : undefined;
-      if (!study || study.ownerId !== auth.user.id) {
-        await auditEvent(auth, meta, 'study.delete', studyId.slice(0, 64), 'denied');
-        throw new AppError('NOT_FOUND', NOT_FOUND);
-      }
+      // half-way still finds its study, being deleted, and finishes it.)
+      const study = await requireStudyAccess(auth, studyId, 'delete', meta);
       // Hidden first, so it leaves every list at once; then objects, then rows.
       await repo.markDeleting(study.id, auth.user.id, new Date());
       // This process's next list must not wait for the change notification.

@@ -5,7 +5,8 @@ import { instances, series, studyThumbnails } from '../../db/schema/index';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
-import type { StudiesService } from '../studies/studies.service';
+import type { AccessService } from '../access/access.service';
+import { sessionPrincipal } from '../access/principal';
 import { readInstance, type InstanceLocation } from '../studies/instance-location';
 import { renderThumbnail } from './render-pool';
 
@@ -20,7 +21,7 @@ const MAX_SERIES_TRIED = 4;
 interface Deps {
   db: Db;
   storage: ObjectStorage;
-  studies: StudiesService;
+  access: AccessService;
   audit: AuditRecorder;
   log: Logger;
   /** Decoded image size an instance may declare (see pixel-budget.ts). */
@@ -107,7 +108,12 @@ export function createThumbnailService(deps: Deps) {
       studyId: string,
       meta: RequestMeta,
     ): Promise<{ image: Buffer | null; version: string }> {
-      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      const study = await deps.access.requireStudyAccess(
+        sessionPrincipal(auth),
+        'read',
+        { id: studyId },
+        meta,
+      );
       const version = `${study.instanceCount}:${study.sizeBytes}:${study.updatedAt.getTime()}`;
       await deps.audit({
         actorId: auth.user.id,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { sessions, studies, users, viewerGrants } from '../../db/schema/index';
+import { sessions, users, viewerGrants } from '../../db/schema/index';
 
 /** How long a viewer credential opens its study. */
 export const VIEWER_GRANT_TTL_MS = 2 * 60 * 60 * 1000;
@@ -25,8 +25,8 @@ export const bindingCookieName = (grantId: string) => `vb_${grantId.replace(/-/g
 
 /**
  * Viewer credentials: opaque tokens, stored hashed, each opening one study for one user until
- * it expires or is revoked. A grant dies with its study (foreign key) and is re-checked against
- * the study's owner on use, so deleting the study or losing access ends it at once.
+ * it expires or is revoked. A grant dies with its study (foreign key); what it may read is decided
+ * on every request by the access module (modules/access), so losing access ends it at once.
  */
 export function createViewerGrants(db: Db, now: () => Date) {
   const recent = new Map<string, { grant: ViewerGrant; at: number }>();
@@ -44,7 +44,7 @@ export function createViewerGrants(db: Db, now: () => Date) {
       return { token, expiresAt };
     },
 
-    /** The grant behind a token, or null when it is unknown, expired, revoked or its study is gone. */
+    /** The grant behind a token, or null when it is unknown, expired, revoked, or its user or session ended. */
     async verify(token: string): Promise<ViewerGrant | null> {
       if (!token.startsWith(PREFIX) || token.length > 100) return null;
       const h = hash(token);
@@ -60,7 +60,6 @@ export function createViewerGrants(db: Db, now: () => Date) {
           bindingHash: viewerGrants.bindingHash,
         })
         .from(viewerGrants)
-        .innerJoin(studies, eq(studies.id, viewerGrants.studyId))
         .innerJoin(users, eq(users.id, viewerGrants.userId))
         .leftJoin(sessions, eq(sessions.id, viewerGrants.sessionId))
         .where(
@@ -68,9 +67,6 @@ export function createViewerGrants(db: Db, now: () => Date) {
             eq(viewerGrants.tokenHash, h),
             isNull(viewerGrants.revokedAt),
             gt(viewerGrants.expiresAt, now()),
-            // Access is the owner's until studies can be shared; a grant never outlives it.
-            eq(studies.ownerId, viewerGrants.userId),
-            isNull(studies.deletingSince),
             eq(users.accountStatus, 'active'),
             // Signing out, a password reset, "sign out other devices" or an admin ends it too.
             or(isNull(viewerGrants.sessionId), isNull(sessions.revokedAt)),

@@ -2,13 +2,14 @@ import type { JobQueue } from '../../jobs/queue';
 import type { Db } from '../../db/client';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
-import type { StudiesService } from '../studies/studies.service';
+import type { AccessService } from '../access/access.service';
+import { sessionPrincipal } from '../access/principal';
 import { setTransferStatus, type TransferStudyJob } from './transfer-study.job';
 import type { ViewerGrants } from './viewer-grants';
 
 interface Deps {
   db: Db;
-  studies: StudiesService;
+  access: AccessService;
   grants: ViewerGrants;
   queue: JobQueue;
   job: TransferStudyJob;
@@ -40,7 +41,12 @@ export function createViewerService(deps: Deps) {
   return {
     /** Queues preparation unless the study is already prepared; repeated calls share one job. */
     async requestTransfer(auth: AuthenticatedSession, studyId: string, meta: RequestMeta) {
-      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      const study = await deps.access.requireStudyAccess(
+        sessionPrincipal(auth),
+        'read',
+        { id: studyId },
+        meta,
+      );
       if (study.transferStatus === 'completed') {
         await event(auth, meta, 'study.transfer', study.id, { queued: false });
         return { message: 'The study is ready to view.', jobId: null };
@@ -61,7 +67,12 @@ export function createViewerService(deps: Deps) {
       studyId: string,
       meta: RequestMeta,
     ): Promise<{ url: string; expiresAt: string }> {
-      const study = await deps.studies.requireStudyAccess(auth, studyId, 'read', meta);
+      const study = await deps.access.requireStudyAccess(
+        sessionPrincipal(auth),
+        'read',
+        { id: studyId },
+        meta,
+      );
       const { token, expiresAt } = await deps.grants.issue(auth.user.id, study.id, auth.session.id);
       await event(auth, meta, 'study.view', study.id);
       // The credential rides in the fragment: browsers never send it to a server or in a Referer.

@@ -1,0 +1,65 @@
+import { AppError } from '../../http/app-error';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { RequestMeta } from '../auth/auth.service';
+import type { AccessRepository, StudyRow, StudyTarget } from './access.repository';
+import type { Principal } from './principal';
+
+/** What a principal wants to do with a study. */
+export type StudyAction = 'read' | 'download' | 'delete';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A DICOM UID as ingest admits it (see isValidUid in studies/dicom-header.ts). */
+const DICOM_UID = /^[0-9]+(\.[0-9]+)*$/;
+export const STUDY_NOT_FOUND = 'Study not found or invalid study ID.';
+
+/**
+ * Who may do what with a study, decided here and nowhere else. A stranger, a missing study and a
+ * malformed id get the same 404 (so ids cannot be probed), and every refusal is audited.
+ */
+export function createAccessService(deps: { repo: AccessRepository; audit: AuditRecorder }) {
+  /** Which actions the principal's relation to a study allows. Owners (and their grants) may read; owners' sessions all. */
+  function allows(p: Principal, study: StudyRow, action: StudyAction): boolean {
+    if (study.ownerId !== p.userId) return false;
+    return p.via === 'session' || action === 'read';
+  }
+
+  return {
+    /**
+     * The study if the principal may do `action` with it; otherwise audits the refusal as
+     * `auditAction` (default `study.<action>`) and throws the one 404.
+     */
+    async requireStudyAccess(
+      p: Principal,
+      action: StudyAction,
+      target: StudyTarget,
+      meta: RequestMeta,
+      opts: { auditAction?: string; notFoundMessage?: string } = {},
+    ): Promise<StudyRow> {
+      const wellFormed =
+        'id' in target ? UUID.test(target.id) : target.uid.length <= 64 && DICOM_UID.test(target.uid);
+      const study = wellFormed
+        ? await deps.repo.findVisible(p, target, { includeDeleting: action === 'delete' })
+        : undefined;
+      if (study && allows(p, study, action)) return study;
+      const named = 'id' in target ? target.id : target.uid;
+      await deps.audit({
+        actorId: p.userId,
+        actorRole: p.role,
+        action: opts.auditAction ?? `study.${action}`,
+        targetType: 'study',
+        targetId: study?.id ?? named.slice(0, 64),
+        outcome: 'denied',
+        requestId: meta.requestId,
+        ip: meta.ip,
+        details: { via: p.via, ...('uid' in target ? { studyInstanceUid: named.slice(0, 64) } : {}) },
+      });
+      throw new AppError('NOT_FOUND', opts.notFoundMessage ?? STUDY_NOT_FOUND);
+    },
+
+    /** Every study the principal may read (DICOMweb searches). */
+    visibleStudies(p: Principal): Promise<StudyRow[]> {
+      return deps.repo.listVisible(p);
+    },
+  };
+}
+export type AccessService = ReturnType<typeof createAccessService>;
