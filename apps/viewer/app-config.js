@@ -13,7 +13,7 @@
   var grant = null;
   var match = /(?:^#|&)grant=([^&]+)/.exec(window.location.hash);
   if (match) {
-    grant = decodeURIComponent(match[1]);
+    grant = decodeURIComponent(match[1] || '');
     try {
       window.sessionStorage.setItem(STORAGE_KEY, grant);
     } catch {
@@ -81,20 +81,23 @@
   var send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.open = function (method, url) {
     this.__miDicomweb = ours(url);
-    return open.apply(this, arguments);
+    return open.apply(this, /** @type {any} */ (arguments));
   };
   XMLHttpRequest.prototype.send = function () {
-    if (!this.__miDicomweb) return send.apply(this, arguments);
+    var args = /** @type {any} */ (arguments);
+    if (!this.__miDicomweb) return send.apply(this, args);
     if (grant) this.setRequestHeader('Authorization', 'Bearer ' + grant);
-    if (bindSettled) return send.apply(this, arguments);
-    binding.then(send.apply.bind(send, this, arguments));
+    if (bindSettled) return send.apply(this, args);
+    binding.then(send.apply.bind(send, this, args));
   };
   window.fetch = function (input, init) {
-    var url = typeof input === 'string' ? input : input && input.url;
+    var url = typeof input === 'string' ? input : input && /** @type {Request} */ (input).url;
     if (!url || !ours(url)) return originalFetch.call(this, input, init);
     if (grant) {
       var headers = new Headers(
-        (init && init.headers) || (typeof input !== 'string' && input.headers) || undefined,
+        (init && init.headers) ||
+          (typeof input !== 'string' && /** @type {Request} */ (input).headers) ||
+          undefined,
       );
       headers.set('Authorization', 'Bearer ' + grant);
       init = Object.assign({}, init || {}, { headers: headers });

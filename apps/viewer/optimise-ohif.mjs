@@ -104,7 +104,7 @@ export function keepViewerModeOnly(dir) {
   for (const m of source.matchAll(/if\(module==="([^"]+)"\)return\(await ([^;]*?)\)\.default;/g))
     chunksOf.set(
       m[1],
-      [...m[2].matchAll(/\.e\((\d+)\)/g)].map((c) => c[1]),
+      [...(m[2] ?? '').matchAll(/\.e\((\d+)\)/g)].map((c) => c[1]),
     );
   const dropped = [...RELEASE_PLUGINS.matchAll(/"([^"]+)"/g)]
     .map((m) => m[1])
@@ -122,6 +122,8 @@ export function keepViewerModeOnly(dir) {
  * whether the file is strict; null for any other script (a worker, a chunk with its own runtime).
  */
 function chunkTable(source) {
+  // Walked as plain data: the checks below narrow what acorn's types cannot.
+  /** @type {any} */
   const program = parse(source, { ecmaVersion: 'latest' });
   const strict = program.body[0]?.directive === 'use strict';
   const call = program.body.find(
@@ -163,7 +165,9 @@ export function splitMainBundle(dir, parts = MAIN_BUNDLE_PARTS, chunks = []) {
   const source = readFileSync(path.join(dir, mainName), 'utf8');
   let table;
   // The module table is `var __webpack_modules__ = {…}` at the top of webpack's bootstrap function.
-  const bootstrap = parse(source, { ecmaVersion: 'latest' }).body[0]?.expression?.callee?.body?.body ?? [];
+  /** @type {any} */
+  const program = parse(source, { ecmaVersion: 'latest' });
+  const bootstrap = program.body[0]?.expression?.callee?.body?.body ?? [];
   for (const statement of bootstrap) {
     if (statement.type !== 'VariableDeclaration') continue;
     const declarator = statement.declarations.find((d) => d.id.name === '__webpack_modules__');
@@ -188,6 +192,7 @@ export function splitMainBundle(dir, parts = MAIN_BUNDLE_PARTS, chunks = []) {
     merged.push(chunk);
   }
   // Largest first, each to the lightest part: parts of about equal size.
+  /** @type {Array<{ size: number; modules: string[] }>} */
   const bins = Array.from({ length: parts }, () => ({ size: 0, modules: [] }));
   for (const m of [...modules].sort((a, b) => b.length - a.length)) {
     const bin = bins.reduce((a, b) => (b.size < a.size ? b : a));

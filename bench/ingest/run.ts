@@ -313,7 +313,7 @@ try {
     };
     const total = m((r) => r.total);
     console.log(
-      `median: upload ${s3(m((r) => r.upload))} | index ${s3(m((r) => r.stages.index))} | first byte -> completed ${s3(total)} (${range((r) => r.total)} s) = ${mb(bytes / total)} MiB/s`,
+      `median: upload ${s3(m((r) => r.upload))} | index ${s3(m((r) => r.stages.index ?? 0))} | first byte -> completed ${s3(total)} (${range((r) => r.total)} s) = ${mb(bytes / total)} MiB/s`,
     );
     console.log(
       `median: dd conv=fdatasync ${s3(m((r) => r.dd))} (${mb(bytes / m((r) => r.dd))} MiB/s) | ratio ${m((r) => r.dd / r.total).toFixed(2)} (per round ${range((r) => r.dd / r.total)}; target >= 0.4)`,

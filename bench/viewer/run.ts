@@ -172,7 +172,7 @@ async function main() {
 
     orthanc = await startOrthanc();
     for (const f of study.files) {
-      const res = await fetch(`${orthanc.url}/instances`, { method: 'POST', body: f.bytes });
+      const res = await fetch(`${orthanc.url}/instances`, { method: 'POST', body: new Uint8Array(f.bytes) });
       if (!res.ok) throw new Error(`Orthanc refused an instance: ${res.status}`);
     }
     const proxyPort = await freePort();
@@ -222,7 +222,8 @@ async function main() {
       userId,
       big.files.map((f) => f.bytes),
     );
-    for (const f of big.files) await fetch(`${orthanc.url}/instances`, { method: 'POST', body: f.bytes });
+    for (const f of big.files)
+      await fetch(`${orthanc.url}/instances`, { method: 'POST', body: new Uint8Array(f.bytes) });
     const metaPath = `/studies/${big.studyInstanceUid}/series/${big.seriesInstanceUid}/metadata`;
     const timeOurs = async () => {
       const t = process.hrtime.bigint();

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error plain ES module without type declarations
 import { keepViewerModeOnly, splitMainBundle } from '../optimise-ohif.mjs';
 
 /**

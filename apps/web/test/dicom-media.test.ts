@@ -7,7 +7,7 @@ const fixtures = path.resolve(import.meta.dirname, '../../../../shared/fixtures/
 
 /** A File as a folder pick gives it: with the path relative to the picked folder. */
 function picked(relative: string, bytes: Uint8Array): File {
-  const file = new File([bytes], path.basename(relative));
+  const file = new File([new Uint8Array(bytes)], path.basename(relative));
   Object.defineProperty(file, 'webkitRelativePath', { value: relative });
   return file;
 }

@@ -1,4 +1,4 @@
-import type { Study } from '@mi/contracts/studies';
+import type { StudyListItem } from '@mi/contracts/studies';
 import { describe, expect, it } from 'vitest';
 import {
   analysisHref,
@@ -12,33 +12,23 @@ import {
 
 function study(
   id: string,
-  over: Partial<Study['metadata']> & { createdAt?: string; process?: string } = {},
-): Study {
+  over: Partial<StudyListItem['metadata']> & { createdAt?: string; process?: string } = {},
+): StudyListItem {
   const { createdAt = '2024-01-01T10:00:00Z', process = 'completed', ...metadata } = over;
   return {
     _id: id,
     id,
     studyId: `1.2.${id}`,
-    ownerId: 'owner',
     createdAt,
     status: { process: { value: process as 'completed', reason: null }, transfer: { value: null } },
     metadata: {
       studyDescription: null,
       location: null,
       patientName: null,
-      patientId: null,
-      patientBirthDate: null,
-      patientSex: null,
       modality: null,
-      modalities: [],
       studyDate: null,
-      accessionNumber: null,
-      bodyPart: null,
       ...metadata,
     },
-    seriesCount: 1,
-    instanceCount: 1,
-    sizeBytes: 1,
     latestCompletionDate: null,
   };
 }
@@ -64,7 +54,7 @@ const c = study('c', {
   studyDate: null,
   createdAt: '2024-02-01T00:00:00Z',
 });
-const ids = (list: Study[]) => list.map((s) => s.id);
+const ids = (list: StudyListItem[]) => list.map((s) => s.id);
 
 describe('studies list rules (spec §2, §5)', () => {
   it('sorts by upload date, newest first, by default', () => {
