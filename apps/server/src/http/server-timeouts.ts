@@ -7,7 +7,11 @@ export const SERVER_TIMEOUTS = {
   connectionTimeout: 30_000,
   /** The whole request, body included: the largest upload chunk on a slow line fits well within it. */
   requestTimeout: 600_000,
-  keepAliveTimeout: 5_000,
+  /**
+   * Not shorter than clients keep idle connections (Node's agents: 4-5 s), so the server does not
+   * close one just as a client reuses it; the idle limit above ends them at 30 s.
+   */
+  keepAliveTimeout: 65_000,
   http: {
     /** Headers must arrive within this, however slowly they trickle in. */
     headersTimeout: 10_000,

@@ -86,8 +86,9 @@ export function parseDicomHeader(bytes: Uint8Array, opts: ParseOptions): Instanc
       inflater: inflateDeflated,
     } as dicomParser.ParseDicomOptions);
   } catch (err) {
-    throw new NotDicomError(describeParseError(err));
+    throw err instanceof NotDicomError ? err : new NotDicomError(describeParseError(err));
   }
+  if (opts.complete && runsPastEnd(ds)) throw new NotDicomError('truncated or malformed DICOM file');
 
   const cs = characterSet(ascii(ds, 'x00080005'));
   const sopClassUid = uid(ds, 'x00080016') ?? uid(ds, 'x00020002');
@@ -130,6 +131,17 @@ export function parseDicomHeader(bytes: Uint8Array, opts: ParseOptions): Instanc
   };
 }
 
+/**
+ * Whether a value declares more bytes than the file holds. dicom-parser refuses that for explicit
+ * VR but lets an implicit VR element run past the end, so a truncated implicit file would parse.
+ */
+function runsPastEnd(ds: DataSet): boolean {
+  const end = ds.byteArray.length;
+  for (const el of Object.values(ds.elements))
+    if (!el.hadUndefinedLength && el.dataOffset + el.length > end) return true;
+  return false;
+}
+
 function readDicomDir(ds: DataSet): DicomDirHeader {
   const files: DicomDirHeader['files'] = [];
   for (const item of ds.elements.x00041220?.items ?? []) {
@@ -146,9 +158,25 @@ function readDicomDir(ds: DataSet): DicomDirHeader {
   return { kind: 'dicomdir', files };
 }
 
+/**
+ * Most bytes the deflated data set of one file may expand to: as much as the job reads of a file
+ * whole. Deflate expands up to about 1,000 times, so without a cap a file of 1 MB could become a
+ * gigabyte in memory (and millions of elements to walk) wherever it is parsed.
+ */
+export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+
 /** dicom-parser hands us the deflated remainder of a Deflated Explicit VR file to expand. */
 export function inflateDeflated(byteArray: Uint8Array, position: number): Uint8Array {
-  const inflated = inflateRawSync(byteArray.subarray(position));
+  let inflated: Buffer;
+  try {
+    inflated = inflateRawSync(byteArray.subarray(position), {
+      maxOutputLength: Math.max(1, MAX_INFLATED_BYTES - position),
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new NotDicomError('deflated DICOM file too large once expanded');
+    throw err;
+  }
   const out = new Uint8Array(position + inflated.length);
   out.set(byteArray.subarray(0, position));
   out.set(inflated, position);

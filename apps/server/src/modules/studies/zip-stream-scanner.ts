@@ -211,11 +211,18 @@ export class ZipStreamScanner {
     try {
       // A damaged entry is left to the job, which skips it with its reason.
       if (phase.crc >>> 0 !== phase.expectedCrc) return;
+      let outcome: EntryOutcome;
+      try {
+        outcome = classifyEntry(data, true, undefined, { maxDecodedBytes: this.maxDecodedBytes });
+      } catch {
+        // Whatever the classifier could not handle here is left to the job, which reads it again.
+        return;
+      }
       this.entries.set(phase.headerOffset, {
         size: phase.size,
         crc: phase.expectedCrc,
         dataOffset: phase.dataOffset,
-        outcome: classifyEntry(data, true, undefined, { maxDecodedBytes: this.maxDecodedBytes }),
+        outcome,
       });
     } finally {
       this.memory.give(phase.size);
