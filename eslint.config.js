@@ -1,6 +1,162 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import js from '@eslint/js';
+import checkFile from 'eslint-plugin-check-file';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+
+/** Is `file` the folder `dir` or inside it? */
+const isInside = (file, dir) => file === dir || file.startsWith(dir + path.sep);
+
+/**
+ * `architecture/import-boundaries`: which folders a file may import from. Options:
+ * `{ aliases: { '@/': '/abs/src' }, zones: [{ target, from, except?, message }] }` with absolute
+ * folders; a file inside `target` may not import (statically, dynamically or by re-export) anything
+ * inside a `from` folder unless it is inside an `except` folder. Relative and aliased imports are
+ * resolved to files; package imports are never restricted.
+ */
+const importBoundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keep imports within the architecture: which folders may import which.' },
+    schema: [
+      {
+        type: 'object',
+        properties: { aliases: { type: 'object' }, zones: { type: 'array' } },
+        additionalProperties: false,
+      },
+    ],
+    messages: { forbidden: "'{{source}}': {{message}}" },
+  },
+  create(context) {
+    const { aliases = {}, zones = [] } = context.options[0] ?? {};
+    const file = path.resolve(context.filename);
+    const zonesHere = zones.filter((zone) => isInside(file, zone.target));
+    if (zonesHere.length === 0) return {};
+
+    const resolve = (source) => {
+      if (source.startsWith('.')) return path.resolve(path.dirname(file), source);
+      const alias = Object.keys(aliases).find((prefix) => source.startsWith(prefix));
+      return alias ? path.resolve(aliases[alias], source.slice(alias.length)) : null;
+    };
+    const check = (node) => {
+      if (!node || node.type !== 'Literal' || typeof node.value !== 'string') return;
+      const target = resolve(node.value);
+      if (!target) return;
+      const zone = zonesHere.find(
+        (z) =>
+          z.from.some((dir) => isInside(target, dir)) &&
+          !(z.except ?? []).some((dir) => isInside(target, dir)),
+      );
+      if (zone)
+        context.report({ node, messageId: 'forbidden', data: { source: node.value, message: zone.message } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
+
+// The web app's layout (DESIGN.md §3): app/ composes features; features are independent of each
+// other; components/, lib/, hooks/ and config/ are shared and know nothing of features or app/.
+const webSrc = path.join(import.meta.dirname, 'apps/web/src');
+const web = (folder) => path.join(webSrc, folder);
+const webFeatures = readdirSync(web('features'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const webImportZones = [
+  ...webFeatures.map((feature) => ({
+    target: web(`features/${feature}`),
+    from: [web('features'), web('app')],
+    except: [web(`features/${feature}`)],
+    message: `features/${feature} may import neither another feature nor app/: compose features in app/, or move what they share to components/, lib/ or hooks/.`,
+  })),
+  ...['components', 'lib', 'hooks', 'config'].map((shared) => ({
+    target: web(shared),
+    from: [web('features'), web('app')],
+    message: `${shared}/ is shared by every feature, so it may import neither features/ nor app/: pass what it needs in from app/.`,
+  })),
+];
+
+// The server's layers (apps/server/src, README "Architecture map"): routes → service → repository.
+// Only repositories, db/, the job queue and the composition root reach the database; a route plugin
+// gets its own module's service and plain config values, never the whole Services object.
+const serverSrc = (glob) => `apps/server/src/${glob}`;
+const databaseMessage =
+  'Only repositories (*.repository.ts), db/, jobs/queue.ts and the composition root (services.ts, main.ts) may reach the database, types included: give this code a repository.';
+const serverDatabaseImports = [
+  { regex: '^(drizzle-orm|pg|@electric-sql/pglite)(/.*)?$', message: databaseMessage },
+  { regex: '(^|/)db/(client|schema)(\\.js)?(/.*)?$', message: databaseMessage },
+];
+const serverRouteImports = [
+  {
+    regex: '^(\\./|(\\.\\./)+)services(\\.js)?$',
+    message:
+      "A route plugin gets its own module's service (and plain config values), not the whole Services object: http/app.ts passes them in.",
+  },
+  {
+    regex: '\\.repository(\\.js)?$',
+    message: "Routes call their own module's service; repositories sit behind services.",
+  },
+  {
+    // Route plugins live in modules/<name>/: `../other/…` is another module.
+    regex: '^\\.\\./[^./]|(^|/)modules/',
+    message:
+      'A route of modules/<name> imports only from its own module (and http/, contracts, packages): what it needs from another module comes through its own service.',
+  },
+];
+const serverBoundaries = [
+  {
+    name: 'server/database-access',
+    files: [serverSrc('**/*.ts')],
+    ignores: [
+      serverSrc('**/*.repository.ts'),
+      serverSrc('db/**'),
+      serverSrc('jobs/queue.ts'),
+      serverSrc('services.ts'),
+      serverSrc('main.ts'),
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: serverDatabaseImports }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // `import('../../db/client').Db` in a type position.
+          selector:
+            'TSImportType[argument.literal.value=/^(drizzle-orm|@electric-sql.pglite)|^pg$|db.(client|schema)/]',
+          message: databaseMessage,
+        },
+      ],
+    },
+  },
+  {
+    name: 'server/route-plugins',
+    files: [serverSrc('**/*.routes.ts')],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [...serverDatabaseImports, ...serverRouteImports] },
+      ],
+    },
+  },
+  {
+    name: 'server/file-names',
+    files: [serverSrc('**/*.ts')],
+    plugins: { 'check-file': checkFile },
+    rules: {
+      // 'dcmjs.d.ts', 'studies.routes.ts': only the part before the first dot is the name.
+      'check-file/filename-naming-convention': [
+        'error',
+        { [serverSrc('**/*.ts')]: 'KEBAB_CASE' },
+        { ignoreMiddleExtensions: true },
+      ],
+      'check-file/folder-naming-convention': ['error', { [serverSrc('**/')]: 'KEBAB_CASE' }],
+    },
+  },
+];
 
 export default tseslint.config(
   {
@@ -22,4 +178,32 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Web app: import boundaries between its folders, and kebab-case file and folder names.
+  {
+    files: ['apps/web/src/**/*.{ts,tsx}'],
+    plugins: { architecture: { rules: { 'import-boundaries': importBoundaries } } },
+    rules: {
+      'architecture/import-boundaries': ['error', { aliases: { '@/': webSrc }, zones: webImportZones }],
+    },
+  },
+  {
+    // Stylesheets are not linted as code; this processor lets the file-name rules see them.
+    files: ['apps/web/src/**/*.css'],
+    processor: 'check-file/eslint-processor-check-file',
+  },
+  {
+    files: ['apps/web/src/**/*.{ts,tsx,css}'],
+    plugins: { 'check-file': checkFile },
+    rules: {
+      'check-file/filename-naming-convention': [
+        'error',
+        { 'apps/web/src/**/*.{ts,tsx,css}': 'KEBAB_CASE' },
+        // 'vite-env.d.ts', 'date-range.test.ts': only the part before the first dot is the name.
+        { ignoreMiddleExtensions: true },
+      ],
+      'check-file/folder-naming-convention': ['error', { 'apps/web/src/**/': 'KEBAB_CASE' }],
+    },
+  },
+  // Server: layers and file names (see serverBoundaries).
+  ...serverBoundaries,
 );

@@ -47,40 +47,55 @@ export const licenseSchema = z.strictObject({
 });
 export type License = z.infer<typeof licenseSchema>;
 
+/** Spec §5 messages of the professional's required fields, shared by the payload's rules and the form. */
+export const PHONE_REQUIRED_MESSAGE = 'Phone number is required';
+export const HOSPITAL_REQUIRED_MESSAGE = 'Hospital/clinic affiliation is required';
+
+/** The registration payload's fields without the rules that tie them together; forms pick theirs from it. */
+export const registerFieldsSchema = z.strictObject({
+  email: emailSchema,
+  password: passwordSchema,
+  name: z.string().trim().min(1, 'Name is required').max(200),
+  role: z.enum(['patient', 'professional']).default('patient'),
+  mobilePhone: z.string().trim().max(40).optional(),
+  dateOfBirth: z.iso.date().optional(),
+  license: licenseSchema.optional(),
+  specialty: specialtySchema.optional(),
+  hospital: z.string().trim().max(200).optional(),
+  position: z.string().trim().max(200).optional(),
+  acceptTerms: z.literal(true, { error: 'You must accept the terms and conditions' }),
+  captcha: z.string().max(10_000).optional(),
+});
+
 /**
  * Spec §3 registration payload. The role may be patient or professional, never admin; a
  * professional also sends the licence, specialty, hospital and position and a phone number.
  */
-export const registerBodySchema = z
-  .strictObject({
-    email: emailSchema,
-    password: passwordSchema,
-    name: z.string().trim().min(1, 'Name is required').max(200),
-    role: z.enum(['patient', 'professional']).default('patient'),
-    mobilePhone: z.string().trim().max(40).optional(),
-    dateOfBirth: z.iso.date().optional(),
-    license: licenseSchema.optional(),
-    specialty: specialtySchema.optional(),
-    hospital: z.string().trim().max(200).optional(),
-    position: z.string().trim().max(200).optional(),
-    acceptTerms: z.literal(true, { error: 'You must accept the terms and conditions' }),
-    captcha: z.string().max(10_000).optional(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.role !== 'professional') return;
-    if (!v.mobilePhone)
-      ctx.addIssue({ code: 'custom', path: ['mobilePhone'], message: 'Phone number is required' });
-    if (!v.license)
-      ctx.addIssue({ code: 'custom', path: ['license'], message: 'License number is required' });
-    if (!v.specialty) ctx.addIssue({ code: 'custom', path: ['specialty'], message: 'Specialty is required' });
-    if (!v.hospital)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['hospital'],
-        message: 'Hospital/clinic affiliation is required',
-      });
-  });
+export const registerBodySchema = registerFieldsSchema.superRefine((v, ctx) => {
+  if (v.role !== 'professional') return;
+  if (!v.mobilePhone)
+    ctx.addIssue({ code: 'custom', path: ['mobilePhone'], message: PHONE_REQUIRED_MESSAGE });
+  if (!v.license) ctx.addIssue({ code: 'custom', path: ['license'], message: 'License number is required' });
+  if (!v.specialty) ctx.addIssue({ code: 'custom', path: ['specialty'], message: 'Specialty is required' });
+  if (!v.hospital) ctx.addIssue({ code: 'custom', path: ['hospital'], message: HOSPITAL_REQUIRED_MESSAGE });
+});
 export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+/**
+ * Spec §5 fields only the registration forms have: the name is asked as first and last name, the
+ * password is typed twice, and the forms require what the payload leaves optional (a patient's
+ * mobile phone; a professional's phone, hospital and position).
+ */
+export const registrationFormFieldsSchema = z.object({
+  firstName: z.string().trim().min(1, 'First name is required').max(100),
+  lastName: z.string().trim().min(1, 'Last name is required').max(100),
+  /** Compared with the password by the form (PASSWORDS_MISMATCH_MESSAGE). */
+  confirmPassword: z.string(),
+  mobilePhone: z.string().trim().min(1, 'Mobile phone is required').max(40),
+  phone: z.string().trim().min(1, PHONE_REQUIRED_MESSAGE).max(40),
+  hospital: z.string().trim().min(1, HOSPITAL_REQUIRED_MESSAGE).max(200),
+  position: z.string().trim().min(1, 'Position is required').max(200),
+});
 
 export const loginBodySchema = z.strictObject({
   email: z.string().trim().min(1, 'Email is required').max(254),

@@ -4,6 +4,10 @@ import { z } from 'zod';
 export const PASSWORD_MESSAGE =
   'Password must be at least 8 characters, include an uppercase letter, a number, and a special character';
 export const PASSWORD_MIN_LENGTH = 8;
+/** Spec §5: an empty password field. */
+export const PASSWORD_REQUIRED_MESSAGE = 'Password is required';
+/** Spec §5: a form's password confirmation differs from the password. */
+export const PASSWORDS_MISMATCH_MESSAGE = 'Passwords do not match';
 
 export function isStrongPassword(value: string): boolean {
   return (
@@ -15,8 +19,8 @@ export function isStrongPassword(value: string): boolean {
 }
 
 export const passwordSchema = z
-  .string({ error: 'Password is required' })
-  .min(1, 'Password is required')
+  .string({ error: PASSWORD_REQUIRED_MESSAGE })
+  .min(1, PASSWORD_REQUIRED_MESSAGE)
   .max(256, 'Password is too long')
   .refine(isStrongPassword, PASSWORD_MESSAGE);
 
@@ -46,8 +50,8 @@ export function isStrongResetPassword(value: string): boolean {
 }
 
 export const resetPasswordSchema = z
-  .string({ error: 'Password is required' })
-  .min(1, 'Password is required')
+  .string({ error: PASSWORD_REQUIRED_MESSAGE })
+  .min(1, PASSWORD_REQUIRED_MESSAGE)
   .max(256, 'Password is too long')
   .refine(isStrongResetPassword, RESET_PASSWORD_MESSAGE);
 

@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import { createBrowserRouter } from 'react-router';
+import { paths } from '@/config/paths';
 import { HelpLayout } from './layouts/help-layout';
 import { MainLayout } from './layouts/main-layout';
 import { RequireAdmin, RequireAuth } from './layouts/require-auth';
@@ -40,51 +41,51 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     children: [
       // The emailed confirmation link works whether or not the user is signed in.
-      { path: 'verify-email', element: <VerifyEmailRoute /> },
+      { path: paths.verifyEmail, element: <VerifyEmailRoute /> },
       {
         element: <SignedOutOnly />,
         children: [
-          { path: 'login', element: <LoginRoute /> },
-          { path: 'register/patient', element: <RegisterPatientRoute /> },
-          { path: 'register/medical', element: <RegisterMedicalRoute /> },
-          { path: 'mfa/verify', element: <MfaVerifyRoute /> },
-          { path: 'forgot-password', element: <ForgotPasswordRoute /> },
-          { path: 'reset-password', element: <ResetPasswordRoute /> },
-          { path: 'registration-pending', element: <RegistrationPendingRoute /> },
+          { path: paths.login, element: <LoginRoute /> },
+          { path: paths.registerPatient, element: <RegisterPatientRoute /> },
+          { path: paths.registerMedical, element: <RegisterMedicalRoute /> },
+          { path: paths.mfaVerify, element: <MfaVerifyRoute /> },
+          { path: paths.forgotPassword, element: <ForgotPasswordRoute /> },
+          { path: paths.resetPassword, element: <ResetPasswordRoute /> },
+          { path: paths.registrationPending, element: <RegistrationPendingRoute /> },
         ],
       },
       {
         element: <RequireAuth />,
         children: [
           {
-            path: 'help',
+            path: paths.help,
             element: <HelpLayout />,
             children: [
               { index: true, element: <HelpRoute /> },
-              { path: ':id', element: <HelpArticleRoute /> },
+              { path: paths.helpArticle, element: <HelpArticleRoute /> },
             ],
           },
           {
-            path: 'uploadOnly',
+            path: paths.uploadOnly,
             element: <UploadOnlyLayout />,
             children: [{ index: true, element: <UploadRoute /> }],
           },
-          { path: 'studies/transfer/:studyId', element: <StudyTransferRoute /> },
+          { path: paths.studyTransfer, element: <StudyTransferRoute /> },
           {
             element: <MainLayout />,
             children: [
               { index: true, element: <DashboardRoute /> },
-              { path: 'upload', element: <UploadRoute /> },
-              { path: 'studies', element: <StudiesRoute /> },
-              { path: 'share', element: <ShareRoute /> },
-              { path: 'services/available', element: <ServicesAvailableRoute /> },
-              { path: 'services/purchased', element: <ServicesPurchasedRoute /> },
-              { path: 'analysis/services', element: <AnalysisServicesRoute /> },
-              { path: 'providers', element: <ProvidersRoute /> },
-              { path: 'billing', element: <BillingRoute /> },
-              { path: 'settings', element: <SettingsRoute /> },
+              { path: paths.upload, element: <UploadRoute /> },
+              { path: paths.studies, element: <StudiesRoute /> },
+              { path: paths.share, element: <ShareRoute /> },
+              { path: paths.servicesAvailable, element: <ServicesAvailableRoute /> },
+              { path: paths.servicesPurchased, element: <ServicesPurchasedRoute /> },
+              { path: paths.analysisServices, element: <AnalysisServicesRoute /> },
+              { path: paths.providers, element: <ProvidersRoute /> },
+              { path: paths.billing, element: <BillingRoute /> },
+              { path: paths.settings, element: <SettingsRoute /> },
               {
-                path: 'admin',
+                path: paths.admin,
                 element: <RequireAdmin />,
                 children: [{ index: true, element: <AdminRoute /> }],
               },

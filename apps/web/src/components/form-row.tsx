@@ -10,7 +10,7 @@ export function FormRow({
   error,
   children,
 }: {
-  label: string;
+  label: ReactNode;
   name: string;
   id: string;
   error?: string;

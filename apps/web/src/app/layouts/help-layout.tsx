@@ -4,6 +4,7 @@ import { Link, Outlet } from 'react-router';
 import { Brand } from '@/components/brand';
 import { FullPageSpinner } from '@/components/full-page-spinner';
 import { Button } from '@/components/ui/button';
+import { paths } from '@/config/paths';
 import { SkipLink } from './skip-link';
 
 /** Help centre (spec §2): public-style layout with a 'Return to Home' button. */
@@ -14,7 +15,7 @@ export function HelpLayout() {
       <header className="sticky top-0 z-40 flex h-16 items-center gap-3 border-b bg-card/95 px-3 backdrop-blur sm:px-6">
         <Brand version className="min-w-0 truncate" />
         <Button asChild variant="outline" size="sm" className="ml-auto">
-          <Link to="/">
+          <Link to={paths.home}>
             <Home aria-hidden="true" /> Return to Home
           </Link>
         </Button>

@@ -9,6 +9,7 @@ import {
   Stethoscope,
   Store,
 } from 'lucide-react';
+import { paths } from '@/config/paths';
 
 export interface NavItem {
   to: string;
@@ -18,13 +19,13 @@ export interface NavItem {
 
 /** Spec §2 sidebar, in order. */
 export const NAV_ITEMS: readonly NavItem[] = [
-  { to: '/', label: 'Dashboard', icon: LayoutDashboard },
-  { to: '/studies', label: 'My Studies', icon: FileImage },
-  { to: '/services/available', label: 'Available Services', icon: Store },
-  { to: '/services/purchased', label: 'Purchased Services', icon: ClipboardCheck },
-  { to: '/providers', label: 'Healthcare Providers', icon: Stethoscope },
-  { to: '/billing', label: 'Billing', icon: CreditCard },
-  { to: '/settings', label: 'Settings', icon: Settings },
+  { to: paths.home, label: 'Dashboard', icon: LayoutDashboard },
+  { to: paths.studies, label: 'My Studies', icon: FileImage },
+  { to: paths.servicesAvailable, label: 'Available Services', icon: Store },
+  { to: paths.servicesPurchased, label: 'Purchased Services', icon: ClipboardCheck },
+  { to: paths.providers, label: 'Healthcare Providers', icon: Stethoscope },
+  { to: paths.billing, label: 'Billing', icon: CreditCard },
+  { to: paths.settings, label: 'Settings', icon: Settings },
 ];
 
-export const ADMIN_NAV_ITEM: NavItem = { to: '/admin', label: 'Admin', icon: ShieldCheck };
+export const ADMIN_NAV_ITEM: NavItem = { to: paths.admin, label: 'Admin', icon: ShieldCheck };

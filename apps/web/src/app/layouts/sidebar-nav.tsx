@@ -1,4 +1,5 @@
 import { NavLink } from 'react-router';
+import { paths } from '@/config/paths';
 import { cn } from '@/lib/utils';
 import { ADMIN_NAV_ITEM, NAV_ITEMS } from './nav-items';
 
@@ -12,7 +13,7 @@ export function SidebarNav({ isAdmin, onNavigate }: { isAdmin: boolean; onNaviga
           <li key={to}>
             <NavLink
               to={to}
-              end={to === '/'}
+              end={to === paths.home}
               onClick={onNavigate}
               className={({ isActive }) =>
                 cn(

@@ -9,6 +9,7 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '@/components/ui/dropdown-menu';
+import { paths } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
 import { InviteUserDialog } from '@/features/invitations/components/invite-user-dialog';
@@ -59,13 +60,13 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
           {!minimal && (
             <>
               <DropdownMenuItem asChild>
-                <Link to="/">
+                <Link to={paths.home}>
                   <Bell aria-hidden="true" /> Notifications
                   <UnreadCountBadge />
                 </Link>
               </DropdownMenuItem>
               <DropdownMenuItem asChild>
-                <Link to="/help">
+                <Link to={paths.help}>
                   <HelpCircle aria-hidden="true" /> Help
                 </Link>
               </DropdownMenuItem>
@@ -73,7 +74,7 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
                 <UserPlus aria-hidden="true" /> Invite User
               </DropdownMenuItem>
               <DropdownMenuItem asChild>
-                <Link to="/share">
+                <Link to={paths.share}>
                   <Share2 aria-hidden="true" /> Share
                 </Link>
               </DropdownMenuItem>

@@ -2,6 +2,7 @@ import { Upload } from 'lucide-react';
 import { Link } from 'react-router';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
+import { paths, uploadPath } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { StatCounters } from '@/features/dashboard/components/stat-counters';
 import { RecentActivity } from '@/features/notifications/components/recent-activity';
@@ -28,7 +29,7 @@ export default function DashboardRoute() {
           <>
             <PendingJobsBadge count={pending.processCount} />
             <Button asChild>
-              <Link to="/upload?backUrl=/">
+              <Link to={uploadPath(paths.home)}>
                 <Upload aria-hidden="true" /> Upload New Study
               </Link>
             </Button>

@@ -1,5 +1,5 @@
 import { ForgotPasswordForm } from '@/features/auth/components/forgot-password-form';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
 /** /forgot-password (spec §2). */

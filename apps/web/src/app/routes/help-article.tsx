@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
+import { paths } from '@/config/paths';
 
 /** /help/:id (spec §2 article page). */
 export default function HelpArticleRoute() {
@@ -12,7 +13,7 @@ export default function HelpArticleRoute() {
         title="Help Article"
         actions={
           <Button asChild variant="outline">
-            <Link to="/help">
+            <Link to={paths.help}>
               <ArrowLeft aria-hidden="true" /> Back to Help Center
             </Link>
           </Button>

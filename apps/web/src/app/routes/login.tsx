@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button';
 import { usePublicConfig } from '@/features/auth/api/get-public-config';
 import { GoogleSignIn } from '@/features/auth/components/google-sign-in';
 import { LoginForm } from '@/features/auth/components/login-form';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 
 /** '/', '/login' and any signed-out path (spec §2). */
 export default function LoginRoute() {

@@ -1,5 +1,5 @@
 import { MfaVerifyForm } from '@/features/auth/components/mfa-verify-form';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
 /** /mfa/verify?userId&email (spec §2): the second step of a sign-in. */

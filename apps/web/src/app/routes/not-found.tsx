@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { useDocumentTitle } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader } from '@/components/ui/card';
+import { paths } from '@/config/paths';
 
 /** Spec §2: any unknown signed-in path shows a card '404 Page Not Found'. */
 export function NotFoundCard() {
@@ -14,7 +15,7 @@ export function NotFoundCard() {
       </CardHeader>
       <CardContent>
         <Button asChild>
-          <Link to="/">Go to Dashboard</Link>
+          <Link to={paths.home}>Go to Dashboard</Link>
         </Button>
       </CardContent>
     </Card>

@@ -1,6 +1,6 @@
 import { usePublicConfig } from '@/features/auth/api/get-public-config';
 import { RegisterPatientForm } from '@/features/auth/components/register-patient-form';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 
 export default function RegisterPatientRoute() {
   const config = usePublicConfig();

@@ -1,5 +1,5 @@
 import { Clock } from 'lucide-react';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
 /** /registration-pending (spec §2, §4): where a professional lands after applying. */

@@ -1,5 +1,5 @@
 import { ResetPasswordForm } from '@/features/auth/components/reset-password-form';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
 /** /reset-password?email&challenge (spec §2): the emailed link's page. */

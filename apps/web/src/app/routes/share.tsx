@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
+import { paths } from '@/config/paths';
 
 /** /share (spec §2 Share & Embed). */
 export default function ShareRoute() {
@@ -13,7 +14,7 @@ export default function ShareRoute() {
         description="Invite others with a link, a QR code or an embeddable widget."
         actions={
           <Button asChild variant="outline">
-            <Link to="/">
+            <Link to={paths.home}>
               <ArrowLeft aria-hidden="true" /> Go Back
             </Link>
           </Button>

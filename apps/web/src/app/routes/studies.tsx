@@ -4,6 +4,7 @@ import { EmptyState } from '@/components/empty-state';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
+import { paths, uploadPath } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { usePendingJobs } from '@/features/studies/api/get-pending-jobs';
 import { MyStudies } from '@/features/studies/components/my-studies';
@@ -41,7 +42,7 @@ export default function StudiesRoute() {
           <>
             <PendingJobsBadge count={pending.processCount} />
             <Button asChild>
-              <Link to="/upload?backUrl=/studies">
+              <Link to={uploadPath(paths.studies)}>
                 <Upload aria-hidden="true" /> Upload New Study
               </Link>
             </Button>

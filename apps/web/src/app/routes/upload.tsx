@@ -1,4 +1,5 @@
-import { useSearchParams } from 'react-router';
+import { useLocation, useSearchParams } from 'react-router';
+import { SectionErrorBoundary } from '@/components/section-error-boundary';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { UploadStudy } from '@/features/upload/components/upload-study';
 import { safeAppPath } from '@/lib/safe-url';
@@ -6,6 +7,15 @@ import { safeAppPath } from '@/lib/safe-url';
 /** /upload and /uploadOnly (spec §2 Upload Medical Study). */
 export default function UploadRoute() {
   const [params] = useSearchParams();
+  const location = useLocation();
   const user = useCurrentUser();
-  return <UploadStudy user={user} backUrl={safeAppPath(params.get('backUrl'))} />;
+  return (
+    <SectionErrorBoundary
+      title="The upload area could not be shown"
+      description="Something went wrong on this page. Try again; if it keeps happening, reload the page."
+      resetKeys={[location.key]}
+    >
+      <UploadStudy user={user} backUrl={safeAppPath(params.get('backUrl'))} />
+    </SectionErrorBoundary>
+  );
 }

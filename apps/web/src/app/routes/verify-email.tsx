@@ -1,5 +1,5 @@
 import { VerifyEmailStatus } from '@/features/auth/components/verify-email-status';
-import { AuthLayout } from '../layouts/auth-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
 
 /** /verify-email?token: the emailed confirmation link lands here, signed in or not. */
 export default function VerifyEmailRoute() {

@@ -3,15 +3,20 @@ import { Brand } from '@/components/brand';
 import { useDocumentTitle } from '@/components/page-header';
 import { Card, CardContent, CardDescription, CardHeader } from '@/components/ui/card';
 
-/** The centred card every signed-out page uses. */
+/**
+ * The shell of the sign-in pages and of the account status a professional waits on: the product
+ * mark above a centred card with the page's title (also the tab title). `icon` sits above the title.
+ */
 export function AuthLayout({
   title,
   description,
+  icon,
   children,
   wide = false,
 }: {
   title: string;
   description?: string;
+  icon?: ReactNode;
   children: ReactNode;
   wide?: boolean;
 }) {
@@ -24,6 +29,7 @@ export function AuthLayout({
       <main className="flex flex-1 items-start justify-center px-4 pb-12 pt-4 sm:items-center sm:pt-0">
         <Card className={wide ? 'w-full max-w-xl' : 'w-full max-w-md'}>
           <CardHeader className="text-center">
+            {icon}
             <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
             {description && <CardDescription>{description}</CardDescription>}
           </CardHeader>

@@ -1,8 +1,7 @@
 import type { FailedJob } from '@mi/contracts/admin';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-export const FAILED_JOBS_QUERY_KEY = ['/api/admin/jobs/failed'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** GET /api/admin/jobs/failed: background jobs that ran out of retries (admins only). */
 export async function getFailedJobs(signal?: AbortSignal): Promise<FailedJob[]> {
@@ -11,7 +10,10 @@ export async function getFailedJobs(signal?: AbortSignal): Promise<FailedJob[]> 
 }
 
 export function failedJobsQueryOptions() {
-  return queryOptions({ queryKey: FAILED_JOBS_QUERY_KEY, queryFn: ({ signal }) => getFailedJobs(signal) });
+  return queryOptions({
+    queryKey: queryKeys.admin.failedJobs,
+    queryFn: ({ signal }) => getFailedJobs(signal),
+  });
 }
 
 export function useFailedJobs() {

@@ -1,8 +1,7 @@
 import type { OutboxMessage } from '@mi/contracts/admin';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-export const OUTBOX_QUERY_KEY = ['/api/admin/outbox'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** GET /api/admin/outbox: mail the server has sent or queued (admins only). */
 export async function getOutbox(signal?: AbortSignal): Promise<OutboxMessage[]> {
@@ -11,7 +10,7 @@ export async function getOutbox(signal?: AbortSignal): Promise<OutboxMessage[]> 
 }
 
 export function outboxQueryOptions() {
-  return queryOptions({ queryKey: OUTBOX_QUERY_KEY, queryFn: ({ signal }) => getOutbox(signal) });
+  return queryOptions({ queryKey: queryKeys.admin.outbox, queryFn: ({ signal }) => getOutbox(signal) });
 }
 
 export function useOutbox() {

@@ -1,9 +1,9 @@
 import type { ProfessionalApplication } from '@mi/contracts/admin';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
 export type ApplicationStatusFilter = 'pending' | 'active' | 'rejected' | 'all';
-export const PROFESSIONALS_QUERY_KEY = ['/api/admin/professionals'] as const;
 
 /** GET /api/admin/professionals?status=: medical professional applications (admins only). */
 export async function getProfessionals(
@@ -20,7 +20,7 @@ export async function getProfessionals(
 
 export function professionalsQueryOptions(status: ApplicationStatusFilter) {
   return queryOptions({
-    queryKey: [...PROFESSIONALS_QUERY_KEY, { status }],
+    queryKey: queryKeys.admin.professionals.byStatus(status),
     queryFn: ({ signal }) => getProfessionals(status, signal),
   });
 }

@@ -1,7 +1,7 @@
 import type { ProfessionalApplication } from '@mi/contracts/admin';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import { PROFESSIONALS_QUERY_KEY } from './get-professionals';
+import { queryKeys } from '@/lib/query-keys';
 
 type Decision = { id: string; decision: 'approve' } | { id: string; decision: 'reject'; reason: string };
 
@@ -17,6 +17,6 @@ export function useReviewProfessional() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: reviewProfessional,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: PROFESSIONALS_QUERY_KEY }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.professionals.all }),
   });
 }

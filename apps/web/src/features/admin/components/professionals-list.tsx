@@ -1,6 +1,9 @@
-import type { ProfessionalApplication } from '@mi/contracts/admin';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { rejectProfessionalBodySchema, type ProfessionalApplication } from '@mi/contracts/admin';
 import { Check, RefreshCw, UserCheck, X } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import type { z } from 'zod';
 import { EmptyState } from '@/components/empty-state';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -24,6 +27,9 @@ import { cn } from '@/lib/utils';
 import { useProfessionals, type ApplicationStatusFilter } from '../api/get-professionals';
 import { useReviewProfessional } from '../api/review-professional';
 import { QueryState } from './query-state';
+
+// The server's rule: a reason is required.
+type RejectValues = z.infer<typeof rejectProfessionalBodySchema>;
 
 const STATUS_LABEL: Record<ProfessionalApplication['accountStatus'], string> = {
   pending: 'Pending',
@@ -178,34 +184,37 @@ function RejectDialog({
 }) {
   const id = useId();
   const review = useReviewProfessional();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const {
+    register,
+    handleSubmit,
+    reset,
+    setError,
+    formState: { errors },
+  } = useForm<RejectValues>({
+    resolver: zodResolver(rejectProfessionalBodySchema),
+    defaultValues: { reason: '' },
+  });
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = ({ reason }: RejectValues) => {
     if (!application) return;
-    if (!reason.trim()) {
-      setError('A reason is required');
-      return;
-    }
     review.mutate(
-      { id: application.id, decision: 'reject', reason: reason.trim() },
+      { id: application.id, decision: 'reject', reason },
       {
         onSuccess: () => {
           toast({ title: 'Application rejected', description: `${application.email} has been told why.` });
-          setReason('');
-          setError(null);
+          reset();
           onClose();
         },
-        onError: (err) => setError(errorMessage(err)),
+        onError: (err) => setError('reason', { type: 'server', message: errorMessage(err) }),
       },
     );
   };
+  const error = errors.reason?.message;
 
   return (
     <Dialog open={application !== null} onOpenChange={(open) => !open && onClose()}>
       <DialogContent>
-        <form onSubmit={onSubmit} className="grid gap-4" noValidate>
+        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
           <DialogHeader>
             <DialogTitle>Reject application</DialogTitle>
             <DialogDescription>
@@ -217,13 +226,12 @@ function RejectDialog({
             <Label htmlFor={`${id}-reason`}>Reason</Label>
             <Textarea
               id={`${id}-reason`}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
               maxLength={1000}
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${id}-reason-error` : undefined}
+              {...register('reason')}
             />
-            <FieldError id={`${id}-reason-error`} message={error ?? undefined} />
+            <FieldError id={`${id}-reason-error`} message={error} />
           </div>
           <DialogFooter>
             <Button type="button" variant="outline" onClick={onClose}>

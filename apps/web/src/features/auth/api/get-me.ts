@@ -1,8 +1,7 @@
 import type { User } from '@mi/contracts/auth';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, ApiError } from '@/lib/api-client';
-
-export const ME_QUERY_KEY = ['/api/auth/me'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /**
  * The only source of "am I signed in": the session cookies are httpOnly, so the SPA asks the
@@ -18,7 +17,7 @@ export async function getMe(signal?: AbortSignal): Promise<User | null> {
 }
 
 export function meQueryOptions() {
-  return queryOptions({ queryKey: ME_QUERY_KEY, queryFn: ({ signal }) => getMe(signal) });
+  return queryOptions({ queryKey: queryKeys.me, queryFn: ({ signal }) => getMe(signal) });
 }
 
 export function useMe() {

@@ -1,8 +1,7 @@
 import type { PublicConfig } from '@mi/contracts/auth';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-export const PUBLIC_CONFIG_QUERY_KEY = ['/api/config'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** What the sign-in screens need before a user exists: captcha provider and Google client id. */
 export function getPublicConfig(signal?: AbortSignal): Promise<PublicConfig> {
@@ -11,7 +10,7 @@ export function getPublicConfig(signal?: AbortSignal): Promise<PublicConfig> {
 
 export function publicConfigQueryOptions() {
   return queryOptions({
-    queryKey: PUBLIC_CONFIG_QUERY_KEY,
+    queryKey: queryKeys.publicConfig,
     queryFn: ({ signal }) => getPublicConfig(signal),
   });
 }

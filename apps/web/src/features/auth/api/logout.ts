@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
+import { paths } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { api, ApiError, errorMessage } from '@/lib/api-client';
-import { ME_QUERY_KEY } from './get-me';
+import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/auth/logout: the server revokes the session and expires the httpOnly cookies. */
 export function logout(): Promise<{ message: string }> {
@@ -27,9 +28,9 @@ export function useLogout() {
       }
     },
     onSuccess: (_data, options) => {
-      navigate('/', { replace: true });
-      queryClient.setQueryData(ME_QUERY_KEY, null);
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== ME_QUERY_KEY[0] });
+      navigate(paths.home, { replace: true });
+      queryClient.setQueryData(queryKeys.me, null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== queryKeys.me[0] });
       queryClient.getMutationCache().clear();
       try {
         localStorage.clear();

@@ -1,12 +1,9 @@
+import type { ResetPasswordBody } from '@mi/contracts/auth';
 import { useMutation } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 
 /** POST /api/auth/reset-password. */
-export function resetPassword(body: {
-  newPassword: string;
-  challenge: string;
-  email: string;
-}): Promise<{ message: string }> {
+export function resetPassword(body: ResetPasswordBody): Promise<{ message: string }> {
   return api.post<{ message: string }>('/api/auth/reset-password', body);
 }
 

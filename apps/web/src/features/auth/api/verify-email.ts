@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/auth/verify-email with the link's token. A query, so the single-use token is sent once. */
 export function verifyEmail(token: string): Promise<{ message: string }> {
@@ -9,7 +10,7 @@ export function verifyEmail(token: string): Promise<{ message: string }> {
 export function useVerifyEmail(token: string) {
   return useQuery(
     queryOptions({
-      queryKey: ['/api/auth/verify-email', { token }],
+      queryKey: queryKeys.verifyEmail(token),
       queryFn: () => verifyEmail(token),
       enabled: Boolean(token),
     }),

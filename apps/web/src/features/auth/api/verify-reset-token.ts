@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/auth/verifyResetToken → isValid. Read as a query so it runs once per link. */
 export function verifyResetToken(email: string, challenge: string): Promise<{ isValid: boolean }> {
@@ -8,7 +9,7 @@ export function verifyResetToken(email: string, challenge: string): Promise<{ is
 
 export function verifyResetTokenQueryOptions(email: string, challenge: string) {
   return queryOptions({
-    queryKey: ['/api/auth/verifyResetToken', { email, challenge }],
+    queryKey: queryKeys.verifyResetToken(email, challenge),
     queryFn: () => verifyResetToken(email, challenge),
     gcTime: 0,
   });

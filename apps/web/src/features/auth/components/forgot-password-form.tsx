@@ -1,8 +1,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
+import { forgotPasswordBodySchema } from '@mi/contracts/auth';
 import { CheckCircle2, Loader2 } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
@@ -12,11 +13,8 @@ import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { useForgotPassword } from '../api/forgot-password';
 
-// Spec §5: email required, email type.
-const forgotSchema = z.object({
-  email: z.string().trim().min(1, 'Email is required').email('Please enter a valid email address'),
-});
-type ForgotValues = z.infer<typeof forgotSchema>;
+// Spec §5: email required, email type (the server's rule).
+type ForgotValues = z.infer<typeof forgotPasswordBodySchema>;
 
 /** /forgot-password (spec §2, §8): asks for a reset link; the answer never says whether the email exists. */
 export function ForgotPasswordForm() {
@@ -27,7 +25,10 @@ export function ForgotPasswordForm() {
     register,
     handleSubmit,
     formState: { errors, isSubmitting },
-  } = useForm<ForgotValues>({ resolver: zodResolver(forgotSchema), defaultValues: { email: '' } });
+  } = useForm<ForgotValues>({
+    resolver: zodResolver(forgotPasswordBodySchema),
+    defaultValues: { email: '' },
+  });
 
   const onSubmit = async ({ email }: ForgotValues) => {
     try {

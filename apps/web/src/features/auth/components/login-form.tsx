@@ -11,6 +11,7 @@ import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
+import { paths, withQuery } from '@/config/paths';
 import { toastError } from '@/hooks/use-toast';
 import { errorMessage, isApiError } from '@/lib/api-client';
 import { useLogin } from '../api/login';
@@ -98,7 +99,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
         <div className="flex items-center justify-between">
           <Label htmlFor={`${id}-password`}>Password</Label>
           <Link
-            to="/forgot-password"
+            to={paths.forgotPassword}
             className="rounded-sm text-sm font-medium text-primary hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
           >
             Forgot password?
@@ -126,13 +127,19 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
       <div className="grid gap-1 text-center text-sm">
         <p>
           Don&apos;t have an account?{' '}
-          <Link to={`/register/patient${search}`} className="font-medium text-primary hover:underline">
+          <Link
+            to={withQuery(paths.registerPatient, search)}
+            className="font-medium text-primary hover:underline"
+          >
             Register as a patient
           </Link>
         </p>
         <p>
           Medical professional?{' '}
-          <Link to={`/register/medical${search}`} className="font-medium text-primary hover:underline">
+          <Link
+            to={withQuery(paths.registerMedical, search)}
+            className="font-medium text-primary hover:underline"
+          >
             Apply for an account
           </Link>
         </p>

@@ -1,8 +1,12 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { mfaVerifyBodySchema } from '@mi/contracts/auth';
 import { MFA_RESEND_COOLDOWN_SECONDS } from '@mi/contracts/rules';
 import { useQueryClient } from '@tanstack/react-query';
 import { AlertCircle, Loader2 } from 'lucide-react';
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useForm } from 'react-hook-form';
 import { useSearchParams } from 'react-router';
+import type { z } from 'zod';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
@@ -10,11 +14,15 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage, isApiError } from '@/lib/api-client';
-import { ME_QUERY_KEY } from '../api/get-me';
+import { queryKeys } from '@/lib/query-keys';
 import { useResendMfa } from '../api/resend-mfa';
 import { useVerifyMfa } from '../api/verify-mfa';
 
 const MISSING_PARAMS = 'Missing email or user ID in URL parameters.';
+
+// Spec §5: the code is required (the server's rule); email and userId come from the URL.
+const mfaCodeSchema = mfaVerifyBodySchema.pick({ mfaSecret: true });
+type MfaCodeValues = z.infer<typeof mfaCodeSchema>;
 
 function toastMissingParams() {
   toast({ title: 'Error', description: MISSING_PARAMS, variant: 'destructive' });
@@ -39,8 +47,11 @@ export function MfaVerifyForm() {
   const queryClient = useQueryClient();
   const verify = useVerifyMfa();
   const resend = useResendMfa();
-  const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string | null>(null);
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<MfaCodeValues>({ resolver: zodResolver(mfaCodeSchema), defaultValues: { mfaSecret: '' } });
   const [failure, setFailure] = useState<string | null>(null);
   // The first code was sent with the password step, so the countdown starts right away.
   const [cooldown, setCooldown] = useState(MFA_RESEND_COOLDOWN_SECONDS);
@@ -55,22 +66,15 @@ export function MfaVerifyForm() {
     return () => clearTimeout(timer);
   }, [cooldown]);
 
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    setFailure(null);
-    if (!code.trim()) {
-      setCodeError('Code is required');
-      return;
-    }
-    setCodeError(null);
+  const verifyCode = async ({ mfaSecret }: MfaCodeValues) => {
     if (!userId || !email) {
       toastMissingParams();
       return;
     }
     try {
-      const res = await verify.mutateAsync({ mfaSecret: code.trim(), email, userId });
+      const res = await verify.mutateAsync({ mfaSecret, email, userId });
       // Spec §4: cache the user (the response carries no tokens the SPA keeps), then toast.
-      queryClient.setQueryData(ME_QUERY_KEY, res.user);
+      queryClient.setQueryData(queryKeys.me, res.user);
       toast({ title: 'Logged in successfully' });
     } catch (err) {
       setFailure(
@@ -79,6 +83,12 @@ export function MfaVerifyForm() {
           : 'Invalid/Expired Code',
       );
     }
+  };
+
+  // A new attempt clears the last failure, also when the code is then found missing.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    setFailure(null);
+    void handleSubmit(verifyCode)(event);
   };
 
   const onResend = async () => {
@@ -113,17 +123,16 @@ export function MfaVerifyForm() {
         <Label htmlFor={`${id}-code`}>MFA Code</Label>
         <Input
           id={`${id}-code`}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
           inputMode={isTotp ? 'text' : 'numeric'}
           autoComplete="one-time-code"
           maxLength={isTotp ? 20 : 6}
           autoFocus
           className="text-center text-lg tracking-[0.4em]"
-          aria-invalid={codeError ? true : undefined}
-          aria-describedby={codeError ? `${id}-code-error` : undefined}
+          aria-invalid={errors.mfaSecret ? true : undefined}
+          aria-describedby={errors.mfaSecret ? `${id}-code-error` : undefined}
+          {...register('mfaSecret')}
         />
-        <FieldError id={`${id}-code-error`} message={codeError ?? undefined} />
+        <FieldError id={`${id}-code-error`} message={errors.mfaSecret?.message} />
       </div>
       <Button
         type="submit"

@@ -1,53 +1,57 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { PublicConfig } from '@mi/contracts/auth';
-import { emailSchema, passwordSchema, SPECIALTIES } from '@mi/contracts/rules';
+import {
+  licenseSchema,
+  registerFieldsSchema,
+  registrationFormFieldsSchema,
+  specialtySchema,
+  type PublicConfig,
+} from '@mi/contracts/auth';
+import { SPECIALTIES } from '@mi/contracts/rules';
 import { Loader2 } from 'lucide-react';
 import { useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { z } from 'zod';
+import { FormRow } from '@/components/form-row';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
 import { NativeSelect } from '@/components/ui/native-select';
 import { PasswordInput } from '@/components/ui/password-input';
+import { paths } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { useRegister } from '../api/register';
 import { toastCaptchaError } from '../utils/captcha-toast';
+import { withPasswordConfirmation } from '../utils/password-confirmation';
 import { CaptchaField, type CaptchaHandle } from './captcha-field';
 import { CaptchaNotice } from './captcha-notice';
-import { FormRow } from './form-row';
 import { TermsCheckbox } from './terms-checkbox';
 
-/** Spec §5 professional form rules; email and password rules are the server's (contracts/rules). */
-const registerMedicalSchema = z
-  .object({
-    firstName: z.string().trim().min(1, 'First name is required').max(100),
-    lastName: z.string().trim().min(1, 'Last name is required').max(100),
-    email: emailSchema,
-    phone: z.string().trim().min(1, 'Phone number is required').max(40),
-    password: passwordSchema,
-    confirmPassword: z.string(),
-    licenseNumber: z.string().trim().min(1, 'License number is required').max(100),
-    licenseState: z.string().trim().min(1, 'License state is required').max(100),
-    licenseExpiryDate: z.string().min(1, 'License expiry date is required'),
-    specialty: z
-      .string()
-      .refine((v) => (SPECIALTIES as readonly string[]).includes(v), 'Specialty is required'),
-    hospital: z.string().trim().min(1, 'Hospital/clinic affiliation is required').max(200),
-    // Required in the form only (spec §5).
-    position: z.string().trim().min(1, 'Position is required').max(200),
-    acceptTerms: z.boolean().refine((v) => v, 'You must accept the terms and conditions'),
-  })
-  .refine((v) => v.password === v.confirmPassword, {
-    path: ['confirmPassword'],
-    message: 'Passwords do not match',
-    when: (payload) => {
-      const v = payload.value as { password?: unknown; confirmPassword?: unknown } | undefined;
-      return typeof v?.password === 'string' && typeof v.confirmPassword === 'string';
-    },
-  });
-type RegisterMedicalValues = z.input<typeof registerMedicalSchema>;
+/**
+ * Spec §5 professional form rules: the server's payload rules (licence, specialty, terms) plus the
+ * form's own fields, where phone, hospital and position are required.
+ */
+const registerMedicalSchema = withPasswordConfirmation(
+  registerFieldsSchema.pick({ email: true, password: true }).extend({
+    ...registrationFormFieldsSchema.pick({
+      firstName: true,
+      lastName: true,
+      phone: true,
+      confirmPassword: true,
+      hospital: true,
+      position: true,
+    }).shape,
+    licenseNumber: licenseSchema.shape.number,
+    licenseState: licenseSchema.shape.state,
+    licenseExpiryDate: licenseSchema.shape.expiryDate,
+    // The select starts on its empty 'Select a specialty' option.
+    specialty: z.string().pipe(specialtySchema),
+    // The box starts unticked; the payload accepts only `true`.
+    acceptTerms: z.boolean().pipe(registerFieldsSchema.shape.acceptTerms),
+  }),
+);
+type RegisterMedicalInput = z.input<typeof registerMedicalSchema>;
+type RegisterMedicalValues = z.output<typeof registerMedicalSchema>;
 
 /**
  * /register/medical (spec §2): the professional's application. The account is stored as a
@@ -63,7 +67,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
     control,
     handleSubmit,
     formState: { errors, isSubmitting },
-  } = useForm<RegisterMedicalValues>({
+  } = useForm<RegisterMedicalInput, unknown, RegisterMedicalValues>({
     resolver: zodResolver(registerMedicalSchema),
     defaultValues: {
       firstName: '',
@@ -90,20 +94,20 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
     }
     try {
       await registerMutation.mutateAsync({
-        email: values.email.trim(),
+        email: values.email,
         password: values.password,
-        name: `${values.firstName.trim()} ${values.lastName.trim()}`,
+        name: `${values.firstName} ${values.lastName}`,
         role: 'professional',
-        mobilePhone: values.phone.trim(),
+        mobilePhone: values.phone,
         license: {
-          number: values.licenseNumber.trim(),
-          state: values.licenseState.trim(),
+          number: values.licenseNumber,
+          state: values.licenseState,
           expiryDate: values.licenseExpiryDate,
         },
-        specialty: values.specialty as (typeof SPECIALTIES)[number],
-        hospital: values.hospital.trim(),
-        position: values.position.trim(),
-        acceptTerms: true,
+        specialty: values.specialty,
+        hospital: values.hospital,
+        position: values.position,
+        acceptTerms: values.acceptTerms,
         captcha,
       });
     } catch (err) {
@@ -116,10 +120,10 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
       return;
     }
     toast({ title: 'Registration successful' });
-    navigate('/registration-pending');
+    navigate(paths.registrationPending);
   };
 
-  const field = (name: keyof RegisterMedicalValues) => ({
+  const field = (name: keyof RegisterMedicalInput) => ({
     id: `${id}-${name}`,
     'aria-invalid': errors[name] ? true : undefined,
     'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
@@ -231,7 +235,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
 
       <p className="text-center text-sm">
         Already have an account?{' '}
-        <Link to="/login" className="font-medium text-primary hover:underline">
+        <Link to={paths.login} className="font-medium text-primary hover:underline">
           Back to Login
         </Link>
       </p>

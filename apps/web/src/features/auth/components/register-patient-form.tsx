@@ -1,47 +1,42 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { PublicConfig } from '@mi/contracts/auth';
-import { emailSchema, passwordSchema } from '@mi/contracts/rules';
+import { registerFieldsSchema, registrationFormFieldsSchema, type PublicConfig } from '@mi/contracts/auth';
 import { useQueryClient } from '@tanstack/react-query';
 import { Loader2 } from 'lucide-react';
 import { useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { z } from 'zod';
+import { FormRow } from '@/components/form-row';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
 import { PasswordInput } from '@/components/ui/password-input';
+import { paths, withQuery } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { meQueryOptions } from '../api/get-me';
 import { useRegister } from '../api/register';
 import { toastCaptchaError } from '../utils/captcha-toast';
+import { withPasswordConfirmation } from '../utils/password-confirmation';
 import { carrySearch } from '../utils/post-sign-in-target';
 import { CaptchaField, type CaptchaHandle } from './captcha-field';
 import { CaptchaNotice } from './captcha-notice';
-import { FormRow } from './form-row';
 import { TermsCheckbox } from './terms-checkbox';
 
-/** Spec §5 patient registration rules; email and password rules are the server's (contracts/rules). */
-const registerPatientSchema = z
-  .object({
-    firstName: z.string().trim().min(1, 'First name is required').max(100),
-    lastName: z.string().trim().min(1, 'Last name is required').max(100),
-    email: emailSchema,
-    mobilePhone: z.string().trim().min(1, 'Mobile phone is required').max(40),
-    password: passwordSchema,
-    confirmPassword: z.string(),
-    acceptTerms: z.boolean().refine((v) => v, 'You must accept the terms and conditions'),
-  })
-  .refine((v) => v.password === v.confirmPassword, {
-    path: ['confirmPassword'],
-    message: 'Passwords do not match',
-    // Check the match even while other fields are still invalid.
-    when: (payload) => {
-      const v = payload.value as { password?: unknown; confirmPassword?: unknown } | undefined;
-      return typeof v?.password === 'string' && typeof v.confirmPassword === 'string';
-    },
-  });
-type RegisterPatientValues = z.input<typeof registerPatientSchema>;
+/** Spec §5 patient registration rules: the server's payload rules plus the form's own fields. */
+const registerPatientSchema = withPasswordConfirmation(
+  registerFieldsSchema.pick({ email: true, password: true }).extend({
+    ...registrationFormFieldsSchema.pick({
+      firstName: true,
+      lastName: true,
+      mobilePhone: true,
+      confirmPassword: true,
+    }).shape,
+    // The box starts unticked; the payload accepts only `true`.
+    acceptTerms: z.boolean().pipe(registerFieldsSchema.shape.acceptTerms),
+  }),
+);
+type RegisterPatientInput = z.input<typeof registerPatientSchema>;
+type RegisterPatientValues = z.output<typeof registerPatientSchema>;
 
 export function RegisterPatientForm({ config }: { config: PublicConfig | undefined }) {
   const id = useId();
@@ -55,7 +50,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
     control,
     handleSubmit,
     formState: { errors, isSubmitting },
-  } = useForm<RegisterPatientValues>({
+  } = useForm<RegisterPatientInput, unknown, RegisterPatientValues>({
     resolver: zodResolver(registerPatientSchema),
     defaultValues: {
       firstName: '',
@@ -76,12 +71,12 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
     }
     try {
       await registerMutation.mutateAsync({
-        email: values.email.trim(),
+        email: values.email,
         password: values.password,
-        name: `${values.firstName.trim()} ${values.lastName.trim()}`,
+        name: `${values.firstName} ${values.lastName}`,
         role: 'patient',
-        mobilePhone: values.mobilePhone.trim(),
-        acceptTerms: true,
+        mobilePhone: values.mobilePhone,
+        acceptTerms: values.acceptTerms,
         captcha,
       });
     } catch (err) {
@@ -96,10 +91,10 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
     toast({ title: 'Registration successful' });
     // The server signed the new user in; reading /api/auth/me switches the app to signed-in.
     const user = await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }).catch(() => null);
-    if (!user) navigate(`/login${carrySearch(location.search)}`);
+    if (!user) navigate(withQuery(paths.login, carrySearch(location.search)));
   };
 
-  const field = (name: keyof RegisterPatientValues) => ({
+  const field = (name: keyof RegisterPatientInput) => ({
     id: `${id}-${name}`,
     'aria-invalid': errors[name] ? true : undefined,
     'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
@@ -181,7 +176,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
       <p className="text-center text-sm">
         Already have an account?{' '}
         <Link
-          to={`/login${carrySearch(location.search)}`}
+          to={withQuery(paths.login, carrySearch(location.search))}
           className="font-medium text-primary hover:underline"
         >
           Back to Login

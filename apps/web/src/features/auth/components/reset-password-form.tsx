@@ -1,5 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { resetPasswordSchema } from '@mi/contracts/rules';
+import { resetPasswordBodySchema } from '@mi/contracts/auth';
+import { PASSWORD_REQUIRED_MESSAGE } from '@mi/contracts/rules';
 import { AlertCircle, Loader2 } from 'lucide-react';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
@@ -11,29 +12,20 @@ import { FieldError } from '@/components/ui/field-error';
 import { Label } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { Spinner } from '@/components/ui/spinner';
+import { paths } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { useResetPassword } from '../api/reset-password';
 import { useVerifyResetToken } from '../api/verify-reset-token';
+import { withPasswordConfirmation } from '../utils/password-confirmation';
 
 // Spec §5 reset rules: both required, matching, the reset-password strength rule and message.
-const resetSchema = z
-  .object({
-    newPassword: resetPasswordSchema,
-    confirmPassword: z.string().min(1, 'Password is required'),
-  })
-  .refine((v) => v.newPassword === v.confirmPassword, {
-    path: ['confirmPassword'],
-    message: 'Passwords do not match',
-    when: (payload) => {
-      const v = payload.value as { newPassword?: unknown; confirmPassword?: unknown } | undefined;
-      return (
-        typeof v?.newPassword === 'string' &&
-        typeof v.confirmPassword === 'string' &&
-        v.confirmPassword !== ''
-      );
-    },
-  });
+const resetSchema = withPasswordConfirmation(
+  resetPasswordBodySchema.pick({ newPassword: true }).extend({
+    confirmPassword: z.string().min(1, PASSWORD_REQUIRED_MESSAGE),
+  }),
+  'newPassword',
+);
 type ResetValues = z.infer<typeof resetSchema>;
 
 /**
@@ -60,7 +52,7 @@ export function ResetPasswordForm() {
           <AlertCircle aria-hidden="true" />
           <AlertDescription>The reset password link was expired</AlertDescription>
         </Alert>
-        <Link to="/forgot-password" className="text-sm font-medium text-primary hover:underline">
+        <Link to={paths.forgotPassword} className="text-sm font-medium text-primary hover:underline">
           Request a new link
         </Link>
       </div>
@@ -86,7 +78,7 @@ function NewPasswordForm({ email, challenge }: { email: string; challenge: strin
     try {
       const res = await reset.mutateAsync({ newPassword: values.newPassword, challenge, email });
       toast({ title: res.message || 'Password reset successful.' });
-      navigate('/', { replace: true });
+      navigate(paths.home, { replace: true });
     } catch (err) {
       toastError(
         isApiError(err) && err.serverMessage ? err.serverMessage : 'Password reset failed, Please try again',

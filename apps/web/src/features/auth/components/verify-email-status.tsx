@@ -5,8 +5,9 @@ import { Link, useSearchParams } from 'react-router';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { paths } from '@/config/paths';
 import { errorMessage } from '@/lib/api-client';
-import { ME_QUERY_KEY } from '../api/get-me';
+import { queryKeys } from '@/lib/query-keys';
 import { useVerifyEmail } from '../api/verify-email';
 
 /** /verify-email?token: the emailed link's landing page (signed in or not). */
@@ -18,7 +19,7 @@ export function VerifyEmailStatus() {
 
   useEffect(() => {
     // A signed-in user's banner disappears once the address is verified.
-    if (result.isSuccess) void queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
+    if (result.isSuccess) void queryClient.invalidateQueries({ queryKey: queryKeys.me });
   }, [result.isSuccess, queryClient]);
 
   let body;
@@ -51,7 +52,7 @@ export function VerifyEmailStatus() {
     <div className="grid gap-4">
       {body}
       <Button asChild variant="outline" className="w-full">
-        <Link to="/">Continue</Link>
+        <Link to={paths.home}>Continue</Link>
       </Button>
     </div>
   );

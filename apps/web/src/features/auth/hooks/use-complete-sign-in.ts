@@ -1,6 +1,7 @@
 import type { LoginResponse } from '@mi/contracts/auth';
 import { useQueryClient } from '@tanstack/react-query';
 import { useLocation, useNavigate } from 'react-router';
+import { paths, withQuery } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { meQueryOptions } from '../api/get-me';
 import { carrySearch } from '../utils/post-sign-in-target';
@@ -21,7 +22,7 @@ export function useCompleteSignIn() {
       params.set('userId', res.data.id);
       params.set('email', res.data.email);
       if (res.data.mfaMethod === 'totp') params.set('method', 'totp');
-      navigate(`/mfa/verify?${params.toString()}`);
+      navigate(withQuery(paths.mfaVerify, params));
       return true;
     }
     if (!res.data.authToken) {

@@ -1,18 +1,4 @@
-/** Pages only a signed-out visitor sees; a signed-in visitor is sent on (see postSignInTarget). */
-export const SIGNED_OUT_PATHS = [
-  '/login',
-  '/register/patient',
-  '/register/medical',
-  '/mfa/verify',
-  '/forgot-password',
-  '/reset-password',
-  '/registration-pending',
-] as const;
-
-function withQuery(path: string, params: URLSearchParams): string {
-  const qs = params.toString();
-  return qs ? `${path}?${qs}` : path;
-}
+import { paths, withQuery } from '@/config/paths';
 
 /**
  * Spec §2 'mode' redirects: where a link with ?mode=… lands once the user is signed in, or null
@@ -23,15 +9,15 @@ export function modeRedirect(search: string): string | null {
   switch (params.get('mode')) {
     case 'direct_upload':
       params.delete('mode');
-      return withQuery('/uploadOnly', params);
+      return withQuery(paths.uploadOnly, params);
     case 'shared_studies':
       for (const key of ['mode', 'userId', 'email', 'shareId']) params.delete(key);
       params.set('tab', 'shared_studies');
-      return withQuery('/studies', params);
+      return withQuery(paths.studies, params);
     case 'transfer_ownership':
       params.delete('mode');
       params.set('tab', 'studies');
-      return withQuery('/studies', params);
+      return withQuery(paths.studies, params);
     default:
       return null;
   }
@@ -42,7 +28,7 @@ export function postSignInTarget(search: string): string {
   const target = modeRedirect(search);
   if (target) return target;
   const shareId = new URLSearchParams(search).get('shareId');
-  return shareId ? withQuery('/', new URLSearchParams({ shareId })) : '/';
+  return withQuery(paths.home, { shareId });
 }
 
 /** The query string to carry between signed-out pages (mode, shareId, invitedBy, …). */

@@ -1,13 +1,10 @@
-import type { Notification } from '@mi/contracts/studies';
+import type { notificationListSchema } from '@mi/contracts/studies';
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
-export const NOTIFICATIONS_QUERY_KEY = ['/api/notifications/'] as const;
-
-export interface NotificationList {
-  data: Notification[];
-  unreadCount: number;
-}
+export type NotificationList = z.infer<typeof notificationListSchema>;
 
 /** GET /api/notifications/: the signed-in user's notifications, newest first. */
 export function getNotifications(signal?: AbortSignal): Promise<NotificationList> {
@@ -16,7 +13,7 @@ export function getNotifications(signal?: AbortSignal): Promise<NotificationList
 
 export function notificationsQueryOptions() {
   return queryOptions({
-    queryKey: NOTIFICATIONS_QUERY_KEY,
+    queryKey: queryKeys.notifications,
     queryFn: ({ signal }) => getNotifications(signal),
   });
 }

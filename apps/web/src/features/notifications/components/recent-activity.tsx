@@ -9,8 +9,9 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
+import { queryKeys } from '@/lib/query-keys';
 import { cn } from '@/lib/utils';
-import { NOTIFICATIONS_QUERY_KEY, useNotifications } from '../api/get-notifications';
+import { useNotifications } from '../api/get-notifications';
 import { useMarkNotificationRead } from '../api/mark-notification-read';
 
 /** Spec §9: a read notification slides away for 300 ms before the list refreshes. */
@@ -83,7 +84,7 @@ export function RecentActivity({ compact = false }: { compact?: boolean }) {
         setLeaving((prev) => new Set(prev).add(id));
         timers.current.push(
           setTimeout(() => {
-            void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_QUERY_KEY }).then(() =>
+            void queryClient.invalidateQueries({ queryKey: queryKeys.notifications }).then(() =>
               setLeaving((prev) => {
                 const next = new Set(prev);
                 next.delete(id);

@@ -1,7 +1,7 @@
 import type { TotpConfirmResponse } from '@mi/contracts/auth';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import { ME_KEY } from './update-user';
+import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/mfa/totp/confirm {code}: turns the authenticator on; recovery codes come back once. */
 export function confirmTotp(code: string): Promise<TotpConfirmResponse> {
@@ -12,6 +12,6 @@ export function useConfirmTotp() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: confirmTotp,
-    onSuccess: (res) => queryClient.setQueryData(ME_KEY, res.user),
+    onSuccess: (res) => queryClient.setQueryData(queryKeys.me, res.user),
   });
 }

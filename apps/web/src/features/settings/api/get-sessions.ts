@@ -1,8 +1,7 @@
 import type { SessionInfo } from '@mi/contracts/auth';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-export const SESSIONS_QUERY_KEY = ['/api/auth/sessions'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** GET /api/auth/sessions: the signed-in user's active sessions. */
 export async function getSessions(signal?: AbortSignal): Promise<SessionInfo[]> {
@@ -10,7 +9,7 @@ export async function getSessions(signal?: AbortSignal): Promise<SessionInfo[]> 
 }
 
 export function sessionsQueryOptions() {
-  return queryOptions({ queryKey: SESSIONS_QUERY_KEY, queryFn: ({ signal }) => getSessions(signal) });
+  return queryOptions({ queryKey: queryKeys.sessions, queryFn: ({ signal }) => getSessions(signal) });
 }
 
 export function useSessions() {

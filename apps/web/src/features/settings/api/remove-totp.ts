@@ -1,7 +1,7 @@
 import type { User } from '@mi/contracts/auth';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import { ME_KEY } from './update-user';
+import { queryKeys } from '@/lib/query-keys';
 
 /** DELETE /api/mfa/totp: forgets the authenticator app; emailed codes take over. */
 export function removeTotp(): Promise<User> {
@@ -12,6 +12,6 @@ export function useRemoveTotp() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: removeTotp,
-    onSuccess: (user) => queryClient.setQueryData(ME_KEY, user),
+    onSuccess: (user) => queryClient.setQueryData(queryKeys.me, user),
   });
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import { SESSIONS_QUERY_KEY } from './get-sessions';
+import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/auth/sessions/revoke-others: signs out every other device. */
 export function revokeOtherSessions(): Promise<{ message: string }> {
@@ -11,6 +11,6 @@ export function useRevokeOtherSessions() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: revokeOtherSessions,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SESSIONS_QUERY_KEY }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.sessions }),
   });
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import { SESSIONS_QUERY_KEY } from './get-sessions';
+import { queryKeys } from '@/lib/query-keys';
 
 /** DELETE /api/auth/sessions/{id}: signs one of your devices out. */
 export function revokeSession(id: string): Promise<{ message: string }> {
@@ -11,6 +11,6 @@ export function useRevokeSession() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: revokeSession,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SESSIONS_QUERY_KEY }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.sessions }),
   });
 }

@@ -1,9 +1,7 @@
 import type { UpdateUserBody, User } from '@mi/contracts/auth';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-// The signed-in user's query key is its URL (spec §7 default read), shared with features/auth.
-export const ME_KEY = ['/api/auth/me'] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** PUT /api/users/{id}: any of the spec's fields; returns the updated user. */
 export function updateUser({ id, ...body }: UpdateUserBody & { id: string }): Promise<User> {
@@ -14,6 +12,6 @@ export function useUpdateUser() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: updateUser,
-    onSuccess: (user) => queryClient.setQueryData(ME_KEY, user),
+    onSuccess: (user) => queryClient.setQueryData(queryKeys.me, user),
   });
 }

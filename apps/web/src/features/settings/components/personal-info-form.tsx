@@ -1,6 +1,10 @@
-import type { UpdateUserBody, User } from '@mi/contracts/auth';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { updateUserBodySchema, type User } from '@mi/contracts/auth';
 import { Loader2 } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
+import { useId } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { FormRow } from '@/components/form-row';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
@@ -9,21 +13,42 @@ import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useUpdateUser } from '../api/update-user';
 
+/** A field the update leaves out when it is empty (spec §5), checked by the server's rule otherwise. */
+function leftOutWhenEmpty<T extends z.ZodType<unknown, string | undefined>>(rule: T) {
+  return z
+    .string()
+    .transform((value) => value.trim() || undefined)
+    .pipe(rule);
+}
+
+const { name, dateOfBirth, mobilePhone } = updateUserBodySchema.shape;
+const personalInfoSchema = z.object({
+  name: leftOutWhenEmpty(name),
+  // <input type="date"> already yields YYYY-MM-DD.
+  dateOfBirth: leftOutWhenEmpty(dateOfBirth),
+  mobilePhone: leftOutWhenEmpty(mobilePhone),
+});
+type PersonalInfoInput = z.input<typeof personalInfoSchema>;
+type PersonalInfoValues = z.output<typeof personalInfoSchema>;
+
 /** Settings → Personal Info (spec §2, §5, §8). Empty values are left out of the update. */
 export function PersonalInfoForm({ user }: { user: User }) {
   const id = useId();
   const update = useUpdateUser();
-  const [name, setName] = useState(user.name ?? '');
-  const [dateOfBirth, setDateOfBirth] = useState(user.dateOfBirth ?? '');
-  const [mobilePhone, setMobilePhone] = useState(user.mobilePhone ?? '');
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<PersonalInfoInput, unknown, PersonalInfoValues>({
+    resolver: zodResolver(personalInfoSchema),
+    defaultValues: {
+      name: user.name ?? '',
+      dateOfBirth: user.dateOfBirth ?? '',
+      mobilePhone: user.mobilePhone ?? '',
+    },
+  });
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    const body: UpdateUserBody = {};
-    if (name.trim()) body.name = name.trim();
-    // <input type="date"> already yields YYYY-MM-DD.
-    if (dateOfBirth) body.dateOfBirth = dateOfBirth;
-    if (mobilePhone.trim()) body.mobilePhone = mobilePhone.trim();
+  const onSubmit = (body: PersonalInfoValues) =>
     update.mutate(
       { id: user.id, ...body },
       {
@@ -33,7 +58,12 @@ export function PersonalInfoForm({ user }: { user: User }) {
           toast({ title: 'Update Failed', description: errorMessage(err), variant: 'destructive' }),
       },
     );
-  };
+
+  const field = (key: keyof PersonalInfoInput) => ({
+    id: `${id}-${key}`,
+    'aria-invalid': errors[key] ? true : undefined,
+    'aria-describedby': errors[key] ? `${id}-${key}-error` : undefined,
+  });
 
   return (
     <Card>
@@ -42,48 +72,50 @@ export function PersonalInfoForm({ user }: { user: User }) {
         <CardDescription>Your name and contact details.</CardDescription>
       </CardHeader>
       <CardContent>
-        <form noValidate onSubmit={onSubmit} className="grid gap-4 sm:max-w-lg" aria-label="Personal info">
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-name`}>Full Name</Label>
+        <form
+          noValidate
+          onSubmit={handleSubmit(onSubmit)}
+          className="grid gap-4 sm:max-w-lg"
+          aria-label="Personal info"
+        >
+          <FormRow label="Full Name" name="name" id={id} error={errors.name?.message}>
+            <Input autoComplete="name" {...field('name')} {...register('name')} />
+          </FormRow>
+          <FormRow label="Date of Birth" name="dateOfBirth" id={id} error={errors.dateOfBirth?.message}>
             <Input
-              id={`${id}-name`}
-              autoComplete="name"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-            />
-          </div>
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-dob`}>Date of Birth</Label>
-            <Input
-              id={`${id}-dob`}
               type="date"
               autoComplete="bday"
               max={new Date().toISOString().slice(0, 10)}
-              value={dateOfBirth}
-              onChange={(e) => setDateOfBirth(e.target.value)}
+              {...field('dateOfBirth')}
+              {...register('dateOfBirth')}
             />
-          </div>
+          </FormRow>
           <div className="grid gap-2">
             <Label htmlFor={`${id}-email`}>Email</Label>
             <Input id={`${id}-email`} type="email" value={user.email} disabled readOnly />
           </div>
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-phone`}>
-              Phone{' '}
-              <span aria-hidden="true" className="text-destructive">
-                *
-              </span>
-            </Label>
+          <FormRow
+            label={
+              <>
+                Phone{' '}
+                <span aria-hidden="true" className="text-destructive">
+                  *
+                </span>
+              </>
+            }
+            name="mobilePhone"
+            id={id}
+            error={errors.mobilePhone?.message}
+          >
             <Input
-              id={`${id}-phone`}
               type="tel"
               inputMode="tel"
               autoComplete="tel"
               aria-required="true"
-              value={mobilePhone}
-              onChange={(e) => setMobilePhone(e.target.value)}
+              {...field('mobilePhone')}
+              {...register('mobilePhone')}
             />
-          </div>
+          </FormRow>
           <div>
             <Button type="submit" disabled={update.isPending} aria-busy={update.isPending || undefined}>
               {update.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}

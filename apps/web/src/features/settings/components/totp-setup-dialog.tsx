@@ -1,5 +1,9 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { totpConfirmBodySchema } from '@mi/contracts/auth';
 import { Copy, Loader2 } from 'lucide-react';
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import type { z } from 'zod';
 import { Button } from '@/components/ui/button';
 import {
   Dialog,
@@ -18,6 +22,9 @@ import { errorMessage } from '@/lib/api-client';
 import { useConfirmTotp } from '../api/confirm-totp';
 import { useSetupTotp } from '../api/setup-totp';
 
+// The server's rule: six digits.
+type TotpCodeValues = z.infer<typeof totpConfirmBodySchema>;
+
 /**
  * Authenticator-app enrolment: scan the QR code (or type the key), confirm with a first code,
  * then keep the one-time recovery codes.
@@ -32,29 +39,36 @@ export function TotpSetupDialog({
   const id = useId();
   const setup = useSetupTotp();
   const confirm = useConfirmTotp();
-  const [code, setCode] = useState('');
+  const {
+    register,
+    handleSubmit,
+    reset: resetForm,
+    watch,
+    formState: { errors },
+  } = useForm<TotpCodeValues>({ resolver: zodResolver(totpConfirmBodySchema), defaultValues: { code: '' } });
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const { mutate: start, reset: resetSetup } = setup;
   const { reset: resetConfirm } = confirm;
 
   useEffect(() => {
     if (!open) return;
-    setCode('');
+    resetForm({ code: '' });
     setRecoveryCodes(null);
     resetConfirm();
     resetSetup();
     start();
-  }, [open, start, resetSetup, resetConfirm]);
+  }, [open, start, resetSetup, resetConfirm, resetForm]);
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    confirm.mutate(code.trim(), {
+  const onSubmit = ({ code }: TotpCodeValues) => {
+    confirm.mutate(code, {
       onSuccess: (res) => {
         setRecoveryCodes(res.recoveryCodes);
         toast({ title: 'Update Completed', description: 'Two Factor Auth method updated successfully.' });
       },
     });
   };
+
+  const codeError = errors.code?.message ?? (confirm.isError ? errorMessage(confirm.error) : undefined);
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -98,7 +112,7 @@ export function TotpSetupDialog({
             {errorMessage(setup.error)}
           </p>
         ) : (
-          <form onSubmit={onSubmit} className="grid gap-4" noValidate>
+          <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
             <img
               src={setup.data.qrCodeDataUrl}
               alt="QR code for your authenticator app"
@@ -117,21 +131,17 @@ export function TotpSetupDialog({
                 inputMode="numeric"
                 autoComplete="one-time-code"
                 maxLength={6}
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
-                aria-invalid={confirm.isError ? true : undefined}
-                aria-describedby={confirm.isError ? `${id}-code-error` : undefined}
+                aria-invalid={codeError ? true : undefined}
+                aria-describedby={codeError ? `${id}-code-error` : undefined}
+                {...register('code')}
               />
-              <FieldError
-                id={`${id}-code-error`}
-                message={confirm.isError ? errorMessage(confirm.error) : undefined}
-              />
+              <FieldError id={`${id}-code-error`} message={codeError} />
             </div>
             <DialogFooter>
               <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
                 Cancel
               </Button>
-              <Button type="submit" disabled={confirm.isPending || code.trim().length !== 6}>
+              <Button type="submit" disabled={confirm.isPending || watch('code').trim().length !== 6}>
                 {confirm.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}
                 Verify and Enable
               </Button>

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
 /**
  * DELETE /api/studies/{userId}/{studyId}. The server answers 404 for a study that is already gone
@@ -30,8 +31,8 @@ export function useDeleteStudy() {
     mutationFn: deleteStudy,
     onSuccess: () =>
       Promise.all([
-        queryClient.invalidateQueries({ queryKey: ['/api/studies/user'] }),
-        queryClient.invalidateQueries({ queryKey: ['/api/auth/me'] }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.userStudies.all }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.me }),
       ]),
   });
 }

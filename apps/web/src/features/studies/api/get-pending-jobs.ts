@@ -2,11 +2,10 @@ import type { PendingJobs } from '@mi/contracts/studies';
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
 /** Spec §9: job polling interval. */
 export const JOB_POLL_INTERVAL_MS = 5000;
-
-export const pendingJobsQueryKey = (userId: string) => ['/api/jobs/pending', userId] as const;
 
 /** GET /api/jobs/pending/{userId}. */
 export function getPendingJobs(userId: string, signal?: AbortSignal): Promise<PendingJobs> {
@@ -20,7 +19,7 @@ export function processJobCount(jobs: PendingJobs | undefined): number {
 /** Spec §4: polled every 5000 ms while anything is pending, otherwise not at all. */
 export function pendingJobsQueryOptions(userId: string) {
   return queryOptions({
-    queryKey: pendingJobsQueryKey(userId),
+    queryKey: queryKeys.pendingJobs.byUser(userId),
     queryFn: ({ signal }) => getPendingJobs(userId, signal),
     refetchInterval: (query) => ((query.state.data?.count ?? 0) > 0 ? JOB_POLL_INTERVAL_MS : false),
   });
@@ -38,8 +37,8 @@ export function usePendingJobs(userId: string) {
   const previous = useRef(count);
   useEffect(() => {
     if (previous.current > 0 && count === 0) {
-      void queryClient.invalidateQueries({ queryKey: ['/api/studies/user', userId] });
-      void queryClient.invalidateQueries({ queryKey: ['/api/notifications/'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.userStudies.byUser(userId) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.notifications });
     }
     previous.current = count;
   }, [count, queryClient, userId]);

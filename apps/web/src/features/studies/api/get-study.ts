@@ -1,8 +1,7 @@
 import type { Study } from '@mi/contracts/studies';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-
-export const studyQueryKey = (studyId: string) => ['/api/studies/study', studyId] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** GET /api/studies/study/{id}: one study with every indexed detail (the list carries fewer). */
 export async function getStudy(studyId: string, signal?: AbortSignal): Promise<Study> {
@@ -13,7 +12,7 @@ export async function getStudy(studyId: string, signal?: AbortSignal): Promise<S
 /** The study's details while `studyId` is set (e.g. while its Info dialog is open); read on each opening. */
 export function useStudy(studyId: string | null) {
   return useQuery({
-    queryKey: studyQueryKey(studyId ?? ''),
+    queryKey: queryKeys.study(studyId ?? ''),
     queryFn: ({ signal }) => getStudy(studyId!, signal),
     enabled: studyId !== null,
     refetchOnMount: 'always',

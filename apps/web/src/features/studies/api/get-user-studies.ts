@@ -1,9 +1,7 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, ApiError } from '@/lib/api-client';
-
-/** Spec §7 cache key: invalidating ['/api/studies/user'] refreshes every user's list. */
-export const userStudiesQueryKey = (userId: string) => ['/api/studies/user', userId] as const;
+import { queryKeys } from '@/lib/query-keys';
 
 /** GET /api/studies/user/{userId}: the user's completed studies. */
 export async function getUserStudies(userId: string, signal?: AbortSignal): Promise<StudyListItem[]> {
@@ -21,7 +19,7 @@ export async function getUserStudies(userId: string, signal?: AbortSignal): Prom
 
 export function userStudiesQueryOptions(userId: string) {
   return queryOptions({
-    queryKey: userStudiesQueryKey(userId),
+    queryKey: queryKeys.userStudies.byUser(userId),
     queryFn: ({ signal }) => getUserStudies(userId, signal),
   });
 }

@@ -1,5 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
+import { getAnalysisPath, studyTransferPath } from '@/config/paths';
 import { formatPersonName } from '@/lib/format';
 
 /** Spec §2 sortable keys. */
@@ -137,12 +138,14 @@ export function sortStudies(studies: readonly StudyListItem[], sort: StudySort):
 
 /** Spec §2: Get Analysis target; study name and patient name URL-encoded, 'N/A' when missing. */
 export function analysisHref(study: StudyListItem): string {
-  const studyName = encodeURIComponent(study.metadata.studyDescription || 'N/A');
-  const patientName = encodeURIComponent(patientDisplayName(study) || 'N/A');
-  return `/services/available?action=getanalysis&studyId=${encodeURIComponent(study.id)}&studyName=${studyName}&patientName=${patientName}`;
+  return getAnalysisPath({
+    studyId: study.id,
+    studyName: study.metadata.studyDescription || 'N/A',
+    patientName: patientDisplayName(study) || 'N/A',
+  });
 }
 
 /** Spec §2: the viewer preparation page of a study. */
 export function viewerHref(study: StudyListItem): string {
-  return `/studies/transfer/${encodeURIComponent(study.id)}`;
+  return studyTransferPath(study.id);
 }

@@ -1,11 +1,10 @@
-import type { ProcessStudyBody } from '@mi/contracts/studies';
+import type { ProcessStudyBody, processStudyResponseSchema } from '@mi/contracts/studies';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 
-export interface ProcessStudyResponse {
-  message: string;
-  jobId: string;
-}
+export type ProcessStudyResponse = z.infer<typeof processStudyResponseSchema>;
 
 /** POST /api/studies/process: queues the processing of an uploaded archive. */
 export function processStudy(body: ProcessStudyBody): Promise<ProcessStudyResponse> {
@@ -17,6 +16,6 @@ export function useProcessStudy() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: processStudy,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['/api/auth/me'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.me }),
   });
 }

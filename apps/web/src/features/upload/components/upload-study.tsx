@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { paths } from '@/config/paths';
 import { useStudyUpload } from '../hooks/use-study-upload';
 import { SelectedFiles } from './selected-files';
 import { SourceTiles } from './source-tiles';
@@ -55,7 +56,7 @@ export function UploadStudy({ user, backUrl }: { user: User; backUrl: string | n
         percent={upload.percent}
         onBackToStudies={() => {
           upload.finish();
-          navigate('/studies');
+          navigate(paths.studies);
         }}
       />
     </>

@@ -4,6 +4,7 @@ import CRC32 from 'crc-32';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toast } from '@/hooks/use-toast';
 import { errorMessage, isApiError } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
 import { useProcessStudy } from '../api/process-study';
 import { selectDicomMediaFiles } from '../utils/dicom-media';
 import { archiveSources } from '../utils/store-zip';
@@ -186,8 +187,8 @@ export function useStudyUpload(user: User) {
     clear();
     setPhase('idle');
     setPercent(0);
-    void queryClient.invalidateQueries({ queryKey: ['/api/jobs/pending'] });
-    void queryClient.invalidateQueries({ queryKey: ['/api/studies/user'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.pendingJobs.all });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.userStudies.all });
   }, [clear, queryClient]);
 
   return { method, files, scanning, phase, percent, busy, select, removeFile, clear, start, finish };

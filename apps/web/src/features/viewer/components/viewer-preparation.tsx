@@ -2,6 +2,7 @@ import { AlertTriangle, ArrowLeft, FileQuestion, Loader2, RotateCw } from 'lucid
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '@/components/ui/dialog';
+import { paths } from '@/config/paths';
 import type { LaunchState } from '../hooks/use-viewer-launch';
 
 function Panel({
@@ -27,7 +28,7 @@ function Panel({
           </Button>
         )}
         <Button asChild variant="outline" className="text-foreground">
-          <Link to="/studies">
+          <Link to={paths.studies}>
             <ArrowLeft aria-hidden="true" /> Back to My Studies
           </Link>
         </Button>

@@ -1,0 +1,35 @@
+/**
+ * Every TanStack Query key of the SPA. A key spells the URL it reads (spec §7 default read, see
+ * query-client.ts): ['/api/studies/user', id] is GET /api/studies/user/{id}. An `all` key is the
+ * prefix of its group, so invalidating it refreshes every entry (every user's studies list, say).
+ */
+export const queryKeys = {
+  /** The signed-in user, or null when signed out. */
+  me: ['/api/auth/me'],
+  /** What the sign-in screens need before a user exists. */
+  publicConfig: ['/api/config'],
+  sessions: ['/api/auth/sessions'],
+  /** The emailed confirmation link: its single-use token is sent once. */
+  verifyEmail: (token: string) => ['/api/auth/verify-email', { token }] as const,
+  /** The emailed reset link, checked once per link. */
+  verifyResetToken: (email: string, challenge: string) =>
+    ['/api/auth/verifyResetToken', { email, challenge }] as const,
+  notifications: ['/api/notifications/'],
+  userStudies: {
+    all: ['/api/studies/user'],
+    byUser: (userId: string) => ['/api/studies/user', userId] as const,
+  },
+  study: (studyId: string) => ['/api/studies/study', studyId] as const,
+  pendingJobs: {
+    all: ['/api/jobs/pending'],
+    byUser: (userId: string) => ['/api/jobs/pending', userId] as const,
+  },
+  admin: {
+    outbox: ['/api/admin/outbox'],
+    failedJobs: ['/api/admin/jobs/failed'],
+    professionals: {
+      all: ['/api/admin/professionals'],
+      byStatus: (status: string) => ['/api/admin/professionals', { status }] as const,
+    },
+  },
+} as const;
