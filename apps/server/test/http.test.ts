@@ -61,13 +61,13 @@ describe('bad input', () => {
     expect(res.json().error).toBe('Unrecognized key: "isAdmin"');
   });
 
-  it('answers an oversized body with a 400 stating the limit', async () => {
+  it('answers an oversized body with a 413 stating the limit', async () => {
     const res = await ctx.app.inject({
       method: 'POST',
       url: '/api/auth/login',
       payload: { email: 'a@b.co', password: 'x'.repeat(1024 * 1024 + 10) },
     });
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
       error: expect.stringContaining('1024 KiB'),

@@ -25,12 +25,18 @@ export const errorStatus = {
   FORBIDDEN: 403,
   ACCOUNT_INACTIVE: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  RANGE_NOT_SATISFIABLE: 416,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
 } as const;
@@ -38,3 +44,19 @@ export type ErrorCode = keyof typeof errorStatus;
 
 /** Largest JSON body the API accepts (bytes). Uploads go through tus, not JSON. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The code for an HTTP error status that did not come with one of ours (a framework or library
+ * error): the first code of that status; an unknown 4xx is a plain bad request.
+ */
+export function errorCodeForStatus(status: number): ErrorCode {
+  const generic: Partial<Record<number, ErrorCode>> = {
+    400: 'BAD_REQUEST',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+  };
+  const found =
+    generic[status] ??
+    (Object.entries(errorStatus).find(([, s]) => s === status)?.[0] as ErrorCode | undefined);
+  return found ?? 'BAD_REQUEST';
+}
