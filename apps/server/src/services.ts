@@ -5,7 +5,9 @@ import { openDatabase, type Database } from './db/client';
 import { startJobQueue, type JobDefinition, type JobQueue } from './jobs/queue';
 import { createAccessRepository } from './modules/access/access.repository';
 import { createAccessService, type AccessService } from './modules/access/access.service';
+import { createAuditRepository } from './modules/audit/audit.repository';
 import { createAuditRecorder, type AuditRecorder } from './modules/audit/audit.service';
+import { createAdminService, type AdminService } from './modules/admin/admin.service';
 import { createProfessionalsService, type ProfessionalsService } from './modules/admin/professionals.service';
 import { createAuthService, type AuthService } from './modules/auth/auth.service';
 import { createEmailTokensRepository } from './modules/auth/email-tokens.repository';
@@ -27,6 +29,7 @@ import { createCaptchaVerifier } from './ports/captcha/index';
 import type { CaptchaVerifier } from './ports/captcha/captcha';
 import type { Mailer } from './ports/mail/mailer';
 import { createOutboxMailer } from './ports/mail/outbox-mailer';
+import { createOutboxRepository } from './ports/mail/outbox.repository';
 import { createSmtpMailer } from './ports/mail/smtp-mailer';
 import { createObjectStorage } from './ports/storage/index';
 import type { ObjectStorage } from './ports/storage/storage';
@@ -39,14 +42,25 @@ import { createUploadArea, type UploadArea } from './modules/uploads/upload-area
 import { sweepUploadsJob } from './modules/uploads/sweep-uploads.job';
 import { finishDeletesJob } from './modules/studies/finish-deletes.job';
 import { createUploadTokens, type UploadTokens } from './modules/uploads/upload-token';
+import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service';
 import { createDicomwebRepository } from './modules/dicomweb/dicomweb.repository';
 import { createDicomwebService, type DicomwebService } from './modules/dicomweb/dicomweb.service';
 import { closeRenderPool } from './modules/thumbnails/render-pool';
 import { createThumbnailService, type ThumbnailService } from './modules/thumbnails/thumbnail.service';
+import { createThumbnailsRepository } from './modules/thumbnails/thumbnails.repository';
 import { transferStudyJob } from './modules/viewer/transfer-study.job';
 import { createViewerGrants, type ViewerGrants } from './modules/viewer/viewer-grants';
+import { createViewerGrantsRepository } from './modules/viewer/viewer-grants.repository';
+import { createViewerRepository } from './modules/viewer/viewer.repository';
 import { createViewerService, type ViewerService } from './modules/viewer/viewer.service';
 import { createDicomStore } from './ports/dicom-store/index';
+import { createHealthService, type HealthService } from './modules/health/health.service';
+import { createJobsService, type JobsService } from './modules/jobs/jobs.service';
+import { createNotificationsRepository } from './modules/notifications/notifications.repository';
+import {
+  createNotificationsService,
+  type NotificationsService,
+} from './modules/notifications/notifications.service';
 import type { DicomStore } from './ports/dicom-store/dicom-store';
 
 /** Everything a request handler or job may use, built once per process from the config. */
@@ -71,6 +85,13 @@ export interface Services {
   recovery: RecoveryService;
   usersService: UsersService;
   professionals: ProfessionalsService;
+  /** Admin area: the mail outbox and failed jobs. */
+  admin: AdminService;
+  /** Liveness of database, storage and queue. */
+  health: HealthService;
+  notifications: NotificationsService;
+  /** A user's pending study jobs. */
+  jobsService: JobsService;
   /** The clock every account rule reads (tests move it instead of sleeping). */
   now: () => Date;
   /** Where tus uploads land before processing. */
@@ -79,6 +100,8 @@ export interface Services {
   prescan?: ArchivePrescan;
   /** Short-lived upload credentials (storage token). */
   uploadTokens: UploadTokens;
+  /** Upload credentials and the rules every upload request passes. */
+  uploads: UploadsService;
   studies: StudiesService;
   /** Who may do what with a study: the one check every study-derived route goes through. */
   access: AccessService;
@@ -127,14 +150,16 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     // temp file is a leftover; with PostgreSQL others may share the directory, so only stale ones go.
     const swept = await storage.sweepStaging?.(database.kind === 'pglite' ? 0 : 10 * 60_000);
     if (swept) log.info({ files: swept }, 'removed temp files left by an interrupted write');
+    const outbox = createOutboxRepository(database.db);
     const mailer = config.smtpUrl
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
-      : createOutboxMailer(database.db, log);
+      : createOutboxMailer(outbox, log);
     const captcha = opts.captcha ?? createCaptchaVerifier(config);
 
     // Ports and repositories, each built once.
     queue = await startJobQueue(database, log);
-    const audit = createAuditRecorder(database.db, log);
+    const auditRepo = createAuditRepository(database.db);
+    const audit = createAuditRecorder(auditRepo, log);
     const users = createUsersRepository(database.db, sessionCache.changes);
     const sessions = createSessionsRepository(database.db, sessionCache);
     const throttle = createThrottle(database.db, now);
@@ -142,6 +167,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const emailTokens = createEmailTokensRepository(database.db);
     const studiesRepo = createStudiesRepository(database.db);
     const dicomwebRepo = createDicomwebRepository(database.db);
+    const viewerRepo = createViewerRepository(database.db);
     const dicomStore = createDicomStore(config);
     const emailJob = sendEmailJob(mailer);
     const mail = createMailService(queue, emailJob);
@@ -180,9 +206,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       store: dicomStore,
       audit,
       log,
+      maxDecodedBytes: config.dicomMaxDecodedBytes,
     });
     const transferStudy = transferStudyJob({
-      db: database.db,
+      viewer: viewerRepo,
       store: dicomStore,
       storage,
       repo: dicomwebRepo,
@@ -247,7 +274,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const professionals = createProfessionalsService({ users, audit, mail, appUrl: config.publicUrl, now });
 
     // Studies, the viewer and thumbnails.
-    const studiesAuditBuffer = createAuditBuffer(database.db, log);
+    const studiesAuditBuffer = createAuditBuffer(auditRepo, log);
     const studies = createStudiesService({
       repo: studiesRepo,
       access,
@@ -259,9 +286,9 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       auditBuffer: studiesAuditBuffer,
       changes: feed,
     });
-    const viewerGrants = createViewerGrants(database.db, now);
+    const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now);
     const viewer = createViewerService({
-      db: database.db,
+      repo: viewerRepo,
       access,
       grants: viewerGrants,
       queue,
@@ -270,14 +297,34 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       viewerPublicUrl: config.viewerPublicUrl,
     });
     const thumbnails = createThumbnailService({
-      db: database.db,
+      repo: createThumbnailsRepository(database.db),
       storage,
       access,
       audit,
       log,
       maxDecodedBytes: config.dicomMaxDecodedBytes,
     });
+    const uploadTokens = createUploadTokens(config.sessionSecret);
+    const uploads = createUploadsService({
+      tokens: uploadTokens,
+      auth,
+      users,
+      uploadArea,
+      audit,
+      prescan,
+      defaultMaxStorageGB: config.defaultMaxStorageGB,
+    });
+
+    // The rest of the API.
+    const admin = createAdminService({ outbox, queue, audit });
     const startedQueue = queue;
+    const health = createHealthService({
+      database: { kind: database.kind, check: () => database.ping() },
+      storage,
+      queue: { check: () => startedQueue.ping() },
+    });
+    const notifications = createNotificationsService(createNotificationsRepository(database.db));
+    const jobsService = createJobsService({ queue, studies });
     return {
       config,
       log,
@@ -297,10 +344,15 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       recovery,
       usersService,
       professionals,
+      admin,
+      health,
+      notifications,
+      jobsService,
       now,
       uploadArea,
       prescan,
-      uploadTokens: createUploadTokens(config.sessionSecret),
+      uploadTokens,
+      uploads,
       studies,
       access,
       dicomStore,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { studyListItemSchema } from '@mi/contracts/studies';
 import { auditEvents, notifications, studies } from '../src/db/schema/index';
+import { createAuditRepository } from '../src/modules/audit/audit.repository';
 import { createAuditBuffer } from '../src/modules/studies/audit-buffer';
 import {
   buildZip,
@@ -155,7 +156,11 @@ describe('studies list', () => {
   });
 
   it('the audit buffer writes everything it holds when it closes', async () => {
-    const buffer = createAuditBuffer(ctx.services.database.db, ctx.services.log, 60 * 60 * 1000);
+    const buffer = createAuditBuffer(
+      createAuditRepository(ctx.services.database.db),
+      ctx.services.log,
+      60 * 60 * 1000,
+    );
     for (let i = 0; i < 1200; i++)
       buffer.record({ action: 'test.buffered', outcome: 'success', targetId: String(i) });
     const none = await ctx.services.database.db

@@ -112,20 +112,27 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     transform: jsonSchemaTransform,
   });
 
-  installAuthHook(app, services);
+  installAuthHook(app, services.auth, { secureCookies: config.secureCookies });
 
   await app.register(
     async (api) => {
       api.get('/docs', { schema: { hide: true } }, async () => app.swagger());
-      await api.register(healthRoutes(services));
-      await api.register(authRoutes(services));
-      await api.register(adminRoutes(services));
-      await api.register(mfaRoutes(services));
-      await api.register(usersRoutes(services));
-      await api.register(uploadRoutes(services));
-      await api.register(studiesRoutes(services));
-      await api.register(jobsRoutes(services));
-      await api.register(notificationsRoutes(services));
+      await api.register(healthRoutes(services.health));
+      await api.register(
+        authRoutes({
+          auth: services.auth,
+          recovery: services.recovery,
+          captcha: services.captcha,
+          config,
+        }),
+      );
+      await api.register(adminRoutes({ admin: services.admin, professionals: services.professionals }));
+      await api.register(mfaRoutes({ mfa: services.mfa, auth: services.auth, config }));
+      await api.register(usersRoutes({ users: services.usersService, config }));
+      await api.register(uploadRoutes({ uploads: services.uploads, config }));
+      await api.register(studiesRoutes(services.studies));
+      await api.register(jobsRoutes(services.jobsService));
+      await api.register(notificationsRoutes(services.notifications));
       await api.register(viewerRoutes(services.viewer));
       await api.register(thumbnailRoutes(services.thumbnails));
     },
@@ -133,12 +140,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   );
   // DICOMweb for standard clients of signed-in users; the viewer uses its own origin's copy.
   await app.register(
-    dicomwebRoutes({
-      dicomweb: services.dicomweb,
-      store: services.dicomStore,
-      principal: sessionPrincipal(services),
-      maxDecodedBytes: config.dicomMaxDecodedBytes,
-    }),
+    dicomwebRoutes({ dicomweb: services.dicomweb, principal: sessionPrincipal(services.auth) }),
     {
       prefix: DICOMWEB_ROOT,
     },

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthenticatedSession, RequestMeta } from '../modules/auth/auth.service';
-import type { Services } from '../services';
+import type { AuthenticatedSession, AuthService, RequestMeta } from '../modules/auth/auth.service';
 import { AppError } from './app-error';
 import { readAuthToken, REFRESH_COOKIE, setSessionCookies } from './session-cookies';
 
@@ -15,20 +14,24 @@ export function requestMeta(req: FastifyRequest): RequestMeta {
 }
 
 /** Resolves the caller's session on every API request; routes then ask for what they need. */
-export function installAuthHook(app: FastifyInstance, services: Services): void {
+export function installAuthHook(
+  app: FastifyInstance,
+  auth: Pick<AuthService, 'authenticate'>,
+  opts: { secureCookies: boolean },
+): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith('/api/')) return;
     const found = readAuthToken(req);
     if (!found) return;
-    const auth = await services.auth.authenticate(found.token, requestMeta(req));
-    req.auth = auth;
+    const session = await auth.authenticate(found.token, requestMeta(req));
+    req.auth = session;
     // Slide the one-hour cookies while the user is active.
-    if (auth?.touched && found.from === 'cookie') {
+    if (session?.touched && found.from === 'cookie') {
       setSessionCookies(
         reply,
         { authToken: found.token, refreshToken: req.cookies[REFRESH_COOKIE] },
-        services.config.secureCookies,
+        opts.secureCookies,
       );
     }
   });

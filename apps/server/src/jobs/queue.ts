@@ -37,10 +37,24 @@ export interface JobQueue {
   /** Starts handlers for every registered job in this process (serve does this; so does `worker`). */
   work(): Promise<void>;
   listFailed(limit?: number): Promise<FailedJob[]>;
+  /**
+   * A user's queued, retrying and running jobs of these names, oldest first. A job names its owner
+   * in its payload's `userId` (see process-study.job.ts).
+   */
+  pendingFor(userId: string, names: readonly string[]): Promise<PendingJob[]>;
   /** A job's state ('created', 'retry', 'active', 'completed', 'failed', …), archived ones included; null when unknown. */
   stateOf(jobId: string): Promise<string | null>;
   ping(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** A job that has not finished yet: queued (`created`), waiting for a retry, or running (`active`). */
+export interface PendingJob {
+  id: string;
+  name: string;
+  state: string;
+  data: Record<string, unknown>;
+  createdOn: Date;
 }
 
 /**
@@ -150,6 +164,21 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
         error: describeOutput(r.output),
       }));
     },
+    async pendingFor(userId, names) {
+      const res = await database.sql.executeSql(
+        `select id, name, state, data, created_on from ${SCHEMA}.job
+         where name = any($1::text[]) and state in ('created', 'retry', 'active') and data->>'userId' = $2
+         order by created_on`,
+        [names, userId],
+      );
+      return (res.rows as Array<Record<string, unknown>>).map((r) => ({
+        id: String(r.id),
+        name: String(r.name),
+        state: String(r.state),
+        data: parseData(r.data),
+        createdOn: new Date(r.created_on as string),
+      }));
+    },
     async ping() {
       await database.sql.executeSql(`select 1 from ${SCHEMA}.version limit 1`, []);
     },
@@ -163,6 +192,12 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
       stopped = true;
     },
   };
+}
+
+/** A job's payload as the driver hands it back: parsed JSON (pg) or JSON text. */
+function parseData(data: unknown): Record<string, unknown> {
+  const value = typeof data === 'string' ? (JSON.parse(data) as unknown) : data;
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }
 
 function describeOutput(output: unknown): string | null {

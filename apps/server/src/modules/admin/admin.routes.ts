@@ -1,4 +1,3 @@
-import { desc } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   failedJobListSchema,
@@ -10,12 +9,18 @@ import {
 } from '@mi/contracts/admin';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
-import { mailOutbox } from '../../db/schema/index';
 import { requestMeta, requireAdmin } from '../../http/auth-hook';
-import type { Services } from '../../services';
+import type { AdminService } from './admin.service';
+import type { ProfessionalsService } from './professionals.service';
 
 /** Admin area: the mail outbox, failed jobs and professional verification. Everyone else gets 404. */
-export function adminRoutes(services: Services): FastifyPluginAsyncZod {
+export function adminRoutes({
+  admin,
+  professionals,
+}: {
+  admin: AdminService;
+  professionals: ProfessionalsService;
+}): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/admin/outbox',
@@ -27,21 +32,7 @@ export function adminRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        const admin = requireAdmin(req);
-        const rows = await services.database.db
-          .select()
-          .from(mailOutbox)
-          .orderBy(desc(mailOutbox.createdAt))
-          .limit(200);
-        await services.audit({
-          actorId: admin.user.id,
-          actorRole: 'admin',
-          action: 'admin.outbox.read',
-          outcome: 'success',
-          requestId: requestMeta(req).requestId,
-          ip: req.ip,
-        });
-        return { data: rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })) };
+        return { data: await admin.outbox(requireAdmin(req), requestMeta(req)) };
       },
     );
     app.get(
@@ -55,7 +46,7 @@ export function adminRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (req) => {
         requireAdmin(req);
-        return { data: await services.queue.listFailed() };
+        return { data: await admin.failedJobs() };
       },
     );
 
@@ -72,7 +63,7 @@ export function adminRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (req) => {
         requireAdmin(req);
-        return { data: await services.professionals.list(req.query.status) };
+        return { data: await professionals.list(req.query.status) };
       },
     );
     app.post(
@@ -86,8 +77,7 @@ export function adminRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        const admin = requireAdmin(req);
-        const data = await services.professionals.approve(admin.user, req.params.id, requestMeta(req));
+        const data = await professionals.approve(requireAdmin(req).user, req.params.id, requestMeta(req));
         return { message: 'Application approved', data };
       },
     );
@@ -103,9 +93,8 @@ export function adminRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        const admin = requireAdmin(req);
-        const data = await services.professionals.reject(
-          admin.user,
+        const data = await professionals.reject(
+          requireAdmin(req).user,
           req.params.id,
           req.body.reason,
           requestMeta(req),

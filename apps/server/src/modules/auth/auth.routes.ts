@@ -30,11 +30,13 @@ import {
   setMfaPendingCookie,
   setSessionCookies,
 } from '../../http/session-cookies';
+import type { Config } from '../../config';
 import { AppError } from '../../http/app-error';
-import type { Services } from '../../services';
-import { toUserDto } from '../users/user-dto';
-import type { SignInResult } from './auth.service';
+import { toUserDto } from '../../http/user-dto';
+import type { CaptchaVerifier } from '../../ports/captcha/captcha';
+import type { AuthService, SignInResult } from './auth.service';
 import { CHALLENGE_TTL_MS } from './mfa.service';
+import type { RecoveryService } from './recovery.service';
 
 const authRateLimit = { rateLimit: { max: 30, timeWindow: '1 minute' } };
 const recoveryRateLimit = { rateLimit: { max: 10, timeWindow: '1 minute' } };
@@ -46,11 +48,21 @@ const errors = {
   429: errorBodySchema,
 };
 
-export function authRoutes(services: Services): FastifyPluginAsyncZod {
-  const { config, auth, captcha, recovery } = services;
+export interface AuthRoutesOptions {
+  auth: AuthService;
+  recovery: RecoveryService;
+  captcha: CaptchaVerifier;
+  config: Pick<
+    Config,
+    'secureCookies' | 'googleClientId' | 'defaultMaxStorageGB' | 'sessionIdleMs' | 'sessionWarningMs'
+  >;
+}
+
+/** Sign-up, sign-in (password, Google, refresh, unlock), sign-out, sessions, recovery and email checks. */
+export function authRoutes({ auth, recovery, captcha, config }: AuthRoutesOptions): FastifyPluginAsyncZod {
   const secure = config.secureCookies;
 
-  /** The login answer (spec §7): tokens when signed in, or mfaEnabled plus the pending-login token. */
+  /** The login answer: tokens when signed in, or mfaEnabled plus the pending-login token. */
   function sendSignIn(reply: FastifyReply, result: SignInResult, message: string): LoginResponse {
     if (result.kind === 'mfa') {
       setMfaPendingCookie(reply, result.pending.mfaToken, CHALLENGE_TTL_MS / 1000, secure);

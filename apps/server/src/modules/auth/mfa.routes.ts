@@ -17,15 +17,23 @@ import {
   setKnownDeviceCookie,
   setSessionCookies,
 } from '../../http/session-cookies';
-import type { Services } from '../../services';
-import { toUserDto } from '../users/user-dto';
+import { toUserDto } from '../../http/user-dto';
+import type { AuthService } from './auth.service';
+import type { MfaService } from './mfa.service';
 
 const mfaRateLimit = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema };
 
-/** Spec §7 /mfa/*: the second factor of a pending sign-in, and authenticator enrolment. */
-export function mfaRoutes(services: Services): FastifyPluginAsyncZod {
-  const { config, mfa } = services;
+/** `/api/mfa/*`: the second factor of a pending sign-in, and authenticator enrolment. */
+export function mfaRoutes({
+  mfa,
+  auth,
+  config,
+}: {
+  mfa: MfaService;
+  auth: Pick<AuthService, 'knownDeviceToken'>;
+  config: { secureCookies: boolean; defaultMaxStorageGB: number };
+}): FastifyPluginAsyncZod {
   const secure = config.secureCookies;
   return async (app) => {
     app.post(
@@ -44,7 +52,7 @@ export function mfaRoutes(services: Services): FastifyPluginAsyncZod {
         const token = req.body.mfaToken ?? req.cookies[MFA_PENDING_COOKIE];
         const issued = await mfa.verify(req.body, token, requestMeta(req));
         setSessionCookies(reply, issued, secure);
-        setKnownDeviceCookie(reply, services.auth.knownDeviceToken(issued.user.id), secure);
+        setKnownDeviceCookie(reply, auth.knownDeviceToken(issued.user.id), secure);
         clearMfaPendingCookie(reply, secure);
         return {
           message: 'Logged in successfully',

@@ -6,10 +6,8 @@ import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
 import { AppError } from '../../http/app-error';
 import { requestMeta } from '../../http/auth-hook';
-import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import { DICOMWEB_ROOT, type DicomwebService, type Principal } from './dicomweb.service';
 import { acceptsJson, acceptsMultipart, multipartBody, parseAccept, type Part } from './http-media';
-import { renderFitted, renderFrame, type RenderError } from '../thumbnails/render-pool';
 import {
   bulkValue,
   DicomReadError,
@@ -30,11 +28,8 @@ const query = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
 export interface DicomwebRouteOptions {
   dicomweb: DicomwebService;
-  store: DicomStore;
   /** Who is calling; throws 401 when nobody is. Each origin has its own credential. */
   principal(req: FastifyRequest): Promise<Principal>;
-  /** Decoded image size an instance may declare before it is rendered (see pixel-budget.ts). */
-  maxDecodedBytes: number;
 }
 
 function notAcceptable(): AppError {
@@ -107,21 +102,20 @@ function frameNumbers(list: string): number[] {
  * route resolves the caller first and answers only for studies that caller may see.
  */
 export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZod {
-  const { dicomweb, store } = opts;
+  const { dicomweb } = opts;
   return async (app) => {
     app.addHook('onSend', async (_req, reply) => {
       // Personal data: never kept by shared caches.
       if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
     });
 
-    const forwarding = store.kind === 'dicomweb' && store.forward;
+    const { forwarding } = dicomweb;
 
     /** External store: after our access check, the read is answered by the store itself. */
     async function forward(req: FastifyRequest, reply: FastifyReply) {
       const path = req.url.slice(req.url.indexOf(DICOMWEB_ROOT) + DICOMWEB_ROOT.length);
-      const res = await store.forward!(path, req.headers.accept);
+      const res = await dicomweb.forward(path, req.headers.accept);
       if (res.status >= 400) {
-        res.body.resume();
         throw res.status === 406
           ? notAcceptable()
           : res.status === 404
@@ -130,13 +124,6 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
       }
       reply.status(res.status);
       if (res.contentType) reply.header('content-type', res.contentType);
-      if (res.contentType?.includes('json') && /\/metadata$/.test(path.split('?')[0]!)) {
-        // The store's bulk data links point at itself; the viewer may only talk to us.
-        const chunks: Buffer[] = [];
-        for await (const c of res.body) chunks.push(c as Buffer);
-        const text = Buffer.concat(chunks).toString('utf8').split(store.root!).join(DICOMWEB_ROOT);
-        return reply.send(text);
-      }
       return reply.send(res.body);
     }
 
@@ -530,21 +517,13 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
         target.series,
         target.instance,
       );
-      let image: Buffer;
-      try {
-        image = await renderFitted(
-          await dicomweb.read(row),
-          frame ? frame[0]! - 1 : undefined,
-          media.format,
-          width,
-          height,
-          opts.maxDecodedBytes,
-        );
-      } catch (err) {
-        if ((err as RenderError).noSuchFrame)
-          throw new AppError('NOT_FOUND', 'The instance has no such frame');
-        throw new AppError('UNPROCESSABLE', 'This instance cannot be rendered as an image');
-      }
+      const image = await dicomweb.renderFitted(
+        row,
+        frame ? frame[0]! - 1 : undefined,
+        media.format,
+        width,
+        height,
+      );
       if (!media.multipart) return reply.type(media.type).send(image);
       const { stream, boundary } = multipartBody([{ contentType: media.type, body: image }]);
       return reply.type(`multipart/related; type="${media.type}"; boundary=${boundary}`).send(stream);
@@ -630,19 +609,11 @@ export function dicomwebRoutes(opts: DicomwebRouteOptions): FastifyPluginAsyncZo
         const ts = row.transferSyntaxUid ?? TS.implicitLE;
         const image = types.find((t) => t === 'image/jpeg' || t === 'image/png');
         if (image && !types.includes('application/dicom')) {
-          let rendered: Buffer;
-          try {
-            rendered = await renderFrame(
-              await dicomweb.read(row),
-              (q.frameNumber ?? 1) - 1,
-              image === 'image/png' ? 'png' : 'jpeg',
-              opts.maxDecodedBytes,
-            );
-          } catch (err) {
-            if ((err as RenderError).noSuchFrame)
-              throw new AppError('NOT_FOUND', 'The instance has no such frame');
-            throw new AppError('UNPROCESSABLE', 'This instance cannot be rendered as an image');
-          }
+          const rendered = await dicomweb.renderFrame(
+            row,
+            (q.frameNumber ?? 1) - 1,
+            image === 'image/png' ? 'png' : 'jpeg',
+          );
           return reply.type(image).send(rendered);
         }
         if (!types.some((t) => t === 'application/dicom' || t === '*/*')) throw notAcceptable();

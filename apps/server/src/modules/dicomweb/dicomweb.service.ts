@@ -11,6 +11,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
 import { openInstance, readInstance, type InstanceLocation } from '../studies/instance-location';
+import { renderFitted, renderFrame, type RenderError } from '../thumbnails/render-pool';
 import { isUid } from './http-media';
 import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
 import { answer, parseQidoQuery, sortTags } from './qido';
@@ -77,6 +78,16 @@ interface Deps {
   store: DicomStore;
   audit: AuditRecorder;
   log: Logger;
+  /** Decoded image size an instance may declare before it is rendered (see pixel-budget.ts). */
+  maxDecodedBytes: number;
+}
+
+/** An answer of the external store to a forwarded read. */
+export interface ForwardedRead {
+  status: number;
+  contentType: string | null;
+  /** Empty for an error status (the store's own body is discarded). */
+  body: Readable | string;
 }
 
 const str = (vr: string, v: string | null | undefined) => (v ? { vr, Value: [v] } : { vr });
@@ -142,6 +153,12 @@ const SERIES_MATCHABLE = new Set([
   '00201209',
 ]);
 const INSTANCE_MATCHABLE = new Set([...SERIES_MATCHABLE, '00080016', '00080018', '00083002', '00200013']);
+
+/** A rendering failure as the caller sees it: a missing frame, or an instance that is no image. */
+function renderFailed(err: unknown): AppError {
+  if ((err as RenderError).noSuchFrame) return new AppError('NOT_FOUND', 'The instance has no such frame');
+  return new AppError('UNPROCESSABLE', 'This instance cannot be rendered as an image');
+}
 
 function requireUid(v: string, what: string): string {
   if (!isUid(v)) throw new AppError('BAD_REQUEST', `Malformed ${what} UID`);
@@ -525,6 +542,65 @@ export function createDicomwebService(deps: Deps) {
         await audit(p, meta, action, r.study.id, 'success', { seriesInstanceUid: seriesUid });
       }
       return { ...r, parsed: await parseStored(r.instance) };
+    },
+
+    /** One frame (0-based) of an instance, drawn at full size. */
+    async renderFrame(location: InstanceLocation, frame: number, format: 'jpeg' | 'png'): Promise<Buffer> {
+      try {
+        return await renderFrame(
+          await readInstance(deps.storage, location),
+          frame,
+          format,
+          deps.maxDecodedBytes,
+        );
+      } catch (err) {
+        throw renderFailed(err);
+      }
+    },
+
+    /** One frame (0-based; the middle one when undefined) of an instance, scaled to fit width × height. */
+    async renderFitted(
+      location: InstanceLocation,
+      frame: number | undefined,
+      format: 'jpeg' | 'png',
+      width: number,
+      height: number,
+    ): Promise<Buffer> {
+      try {
+        return await renderFitted(
+          await readInstance(deps.storage, location),
+          frame,
+          format,
+          width,
+          height,
+          deps.maxDecodedBytes,
+        );
+      } catch (err) {
+        throw renderFailed(err);
+      }
+    },
+
+    /** Whether reads are answered by an external DICOMweb store (DICOMWEB_URL) after our access check. */
+    forwarding: deps.store.kind === 'dicomweb' && Boolean(deps.store.forward),
+
+    /**
+     * A WADO-RS read answered by the external store (path below DICOMWEB_ROOT, query included). The
+     * store's bulk data links in metadata point at itself; they are pointed back at us, since the
+     * viewer may only talk to us.
+     */
+    async forward(pathAndQuery: string, accept: string | undefined): Promise<ForwardedRead> {
+      const res = await deps.store.forward!(pathAndQuery, accept);
+      if (res.status >= 400) {
+        res.body.resume();
+        return { status: res.status, contentType: res.contentType, body: '' };
+      }
+      if (res.contentType?.includes('json') && /\/metadata$/.test(pathAndQuery.split('?')[0]!)) {
+        const chunks: Buffer[] = [];
+        for await (const c of res.body) chunks.push(c as Buffer);
+        const text = Buffer.concat(chunks).toString('utf8').split(deps.store.root!).join(DICOMWEB_ROOT);
+        return { status: res.status, contentType: res.contentType, body: text };
+      }
+      return res;
     },
 
     /** For the external store: the access check and audit, before the read is forwarded. */

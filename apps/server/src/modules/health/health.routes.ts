@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { healthSchema } from '@mi/contracts/admin';
-import type { Services } from '../../services';
+import type { HealthService } from './health.service';
 
-const ok = (p: Promise<unknown>) => p.then(() => true).catch(() => false);
-
-/** Liveness of the three things a request needs: database, storage and job queue. */
-export function healthRoutes(services: Services): FastifyPluginAsyncZod {
+/** `GET /api/health`: 200 when database, storage and job queue answer, 503 otherwise. */
+export function healthRoutes(health: HealthService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/health',
@@ -17,18 +15,8 @@ export function healthRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (_req, reply) => {
-        const [db, storage, queue] = await Promise.all([
-          ok(services.database.ping()),
-          ok(services.storage.check()),
-          ok(services.queue.ping()),
-        ]);
-        const healthy = db && storage && queue;
-        return reply.status(healthy ? 200 : 503).send({
-          status: healthy ? 'ok' : 'degraded',
-          database: { ok: db, kind: services.database.kind },
-          storage: { ok: storage, kind: services.storage.kind },
-          queue: { ok: queue },
-        });
+        const status = await health.check();
+        return reply.status(status.status === 'ok' ? 200 : 503).send(status);
       },
     );
   };

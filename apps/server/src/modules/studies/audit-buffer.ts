@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/client';
+import type { AuditRepository, AuditRowJson } from '../audit/audit.repository';
 import type { AuditEvent } from '../audit/audit.service';
 
 /** How often buffered events are written. */
@@ -17,42 +16,18 @@ export interface AuditBuffer {
   close(): Promise<void>;
 }
 
-/** One `audit_events` row as JSON (column names). */
-interface QueuedEvent {
-  at: string;
-  actor_id: string | null;
-  actor_role: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  outcome: AuditEvent['outcome'];
-  request_id: string | null;
-  ip: string | null;
-  details: Record<string, unknown> | null;
-}
-
-/**
- * The batch travels as one JSON parameter: building a statement with ten parameters per row costs
- * the query builder more CPU than the requests being audited.
- */
-async function insertBatch(db: Db, batch: QueuedEvent[]): Promise<void> {
-  await db.execute(sql`
-    insert into audit_events (at, actor_id, actor_role, action, target_type, target_id, outcome, request_id, ip, details)
-    select at, actor_id, actor_role, action, target_type, target_id, outcome, request_id, ip, details
-    from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as r(
-      at timestamptz, actor_id uuid, actor_role text, action text, target_type text, target_id text,
-      outcome text, request_id text, ip text, details jsonb
-    )`);
-}
-
 /**
  * Audit events of hot, read-only routes (the studies list is polled by every open dashboard): one
  * multi-row insert every 100 ms instead of one insert per request, off the response's path. A
  * failed write keeps the events queued for the next attempt, so a database hiccup delays them
  * rather than dropping them; only a crash of the process within the last interval can lose any.
  */
-export function createAuditBuffer(db: Db, log: Logger, flushMs = AUDIT_FLUSH_MS): AuditBuffer {
-  let queue: QueuedEvent[] = [];
+export function createAuditBuffer(
+  repo: Pick<AuditRepository, 'insertBatch'>,
+  log: Logger,
+  flushMs = AUDIT_FLUSH_MS,
+): AuditBuffer {
+  let queue: AuditRowJson[] = [];
   let writing: Promise<void> | null = null;
   let closed = false;
 
@@ -60,7 +35,7 @@ export function createAuditBuffer(db: Db, log: Logger, flushMs = AUDIT_FLUSH_MS)
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       try {
-        await insertBatch(db, batch);
+        await repo.insertBatch(batch);
         queue = queue.slice(batch.length);
       } catch (err) {
         log.error({ err, pending: queue.length }, 'audit write failed; will retry');

@@ -12,6 +12,7 @@ import {
   users,
 } from '../../db/schema/index';
 import type { InstanceHeader } from './dicom-header';
+import { quotaOf, requireWithinQuota } from './quota';
 
 export type StudyRow = typeof studies.$inferSelect;
 export type UploadRow = typeof studyUploads.$inferSelect;
@@ -27,12 +28,7 @@ export interface IndexedInstance {
   storageOffset?: number;
 }
 
-export class QuotaExceededError extends Error {
-  override readonly name = 'QuotaExceededError';
-  constructor(readonly maxBytes: number) {
-    super('storage quota exceeded');
-  }
-}
+export { QuotaExceededError } from './quota';
 
 const CHUNK = 500;
 function chunks<T>(items: T[], size = CHUNK): T[][] {
@@ -359,8 +355,10 @@ export function createStudiesRepository(db: Db) {
         }
         for (const part of chunks(inserts, 5000)) await insertInstances(tx as unknown as Db, part);
 
-        const maxBytes = owner.max ?? p.defaultMaxBytes;
-        if (owner.used + delta > maxBytes) throw new QuotaExceededError(maxBytes);
+        requireWithinQuota(
+          quotaOf({ maxStorageBytes: owner.max, usedStorageBytes: owner.used }, p.defaultMaxBytes),
+          delta,
+        );
         if (delta !== 0) {
           await tx
             .update(users)

@@ -10,16 +10,17 @@ import {
   studyResponseSchema,
 } from '@mi/contracts/studies';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import type { Services } from '../../services';
 import { parseRange } from './download-zip';
-import { toAnalysisStudyDto, toStudyDto } from './studies.service';
+import { toAnalysisStudyDto, toStudyDto, type StudiesService } from './studies.service';
 
 const id = z.string().min(1).max(200);
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema };
 
-/** Spec §7 studies calls. Every study-derived route goes through `requireStudyAccess`. */
-export function studiesRoutes(services: Services): FastifyPluginAsyncZod {
-  const { studies } = services;
+/**
+ * The studies calls of My Studies and the analysis page. Every study-derived route goes through
+ * `requireStudyAccess`.
+ */
+export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/studies/process',
@@ -100,7 +101,7 @@ export function studiesRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (req, reply) => {
         const rangeHeader = typeof req.headers.range === 'string' ? req.headers.range : null;
-        const { study, layout } = await studies.download(
+        const { study, layout, stream } = await studies.download(
           requireUser(req),
           req.params.studyId,
           requestMeta(req),
@@ -127,12 +128,9 @@ export function studiesRoutes(services: Services): FastifyPluginAsyncZod {
             .status(206)
             .header('content-range', `bytes ${range.start}-${range.end}/${layout.length}`)
             .header('content-length', range.end - range.start + 1)
-            .send(layout.stream(services.storage, range.start, range.end));
+            .send(stream(range.start, range.end));
         }
-        return reply
-          .status(200)
-          .header('content-length', layout.length)
-          .send(layout.stream(services.storage));
+        return reply.status(200).header('content-length', layout.length).send(stream());
       },
     );
 

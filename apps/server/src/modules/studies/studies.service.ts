@@ -232,7 +232,10 @@ export function createStudiesService(deps: Deps) {
         instances: items.length,
         ...(range ? { range } : {}),
       });
-      return { study, layout: new ZipLayout(items) };
+      const layout = new ZipLayout(items);
+      /** The archive's bytes, all of them or one range (inclusive). */
+      const stream = (start?: number, end?: number) => layout.stream(deps.storage, start, end);
+      return { study, layout, stream };
     },
 
     async delete(

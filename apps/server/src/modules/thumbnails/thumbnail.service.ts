@@ -1,7 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/client';
-import { instances, series, studyThumbnails } from '../../db/schema/index';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
@@ -9,6 +6,7 @@ import type { AccessService } from '../access/access.service';
 import { sessionPrincipal } from '../access/principal';
 import { readInstance, type InstanceLocation } from '../studies/instance-location';
 import { renderThumbnail } from './render-pool';
+import type { ThumbnailsRepository } from './thumbnails.repository';
 
 /** Shown where no instance of a study can be drawn (reports, waveforms, unsupported encodings). */
 export const PLACEHOLDER_SVG = Buffer.from(
@@ -19,7 +17,7 @@ export const PLACEHOLDER_SVG = Buffer.from(
 const MAX_SERIES_TRIED = 4;
 
 interface Deps {
-  db: Db;
+  repo: ThumbnailsRepository;
   storage: ObjectStorage;
   access: AccessService;
   audit: AuditRecorder;
@@ -42,23 +40,9 @@ export function createThumbnailService(deps: Deps) {
 
   /** Middle instance of each series, largest series first. */
   async function candidates(studyId: string): Promise<InstanceLocation[]> {
-    const rows = await deps.db
-      .select({ id: series.id })
-      .from(series)
-      .where(eq(series.studyId, studyId))
-      .orderBy(desc(series.instanceCount), series.seriesNumber)
-      .limit(MAX_SERIES_TRIED);
     const found: InstanceLocation[] = [];
-    for (const s of rows) {
-      const inst = await deps.db
-        .select({
-          storageKey: instances.storageKey,
-          storageOffset: instances.storageOffset,
-          sizeBytes: instances.sizeBytes,
-        })
-        .from(instances)
-        .where(eq(instances.seriesId, s.id))
-        .orderBy(sql`${instances.instanceNumber} asc nulls last`, instances.sopInstanceUid);
+    for (const seriesId of await deps.repo.largestSeries(studyId, MAX_SERIES_TRIED)) {
+      const inst = await deps.repo.instancesOfSeries(seriesId);
       if (inst.length) found.push(inst[Math.floor((inst.length - 1) / 2)]!);
     }
     return found;
@@ -75,28 +59,7 @@ export function createThumbnailService(deps: Deps) {
         reason = `not renderable: ${(err as Error).message ?? String(err)}`.slice(0, 300);
       }
     }
-    await deps.db
-      .insert(studyThumbnails)
-      .values({
-        studyId,
-        version,
-        image,
-        contentType: image ? 'image/webp' : null,
-        reason: image ? null : reason,
-      })
-      .onConflictDoUpdate({
-        target: studyThumbnails.studyId,
-        set: {
-          version,
-          image,
-          contentType: image ? 'image/webp' : null,
-          reason: image ? null : reason,
-          createdAt: new Date(),
-        },
-      })
-      .catch((err: unknown) => {
-        if (!/foreign key/i.test(String((err as Error).message))) throw err;
-      });
+    await deps.repo.save({ studyId, version, image, reason: image ? null : reason });
     if (!image) deps.log.info({ studyId, reason }, 'study has no thumbnail');
     return image;
   }
@@ -125,11 +88,7 @@ export function createThumbnailService(deps: Deps) {
         requestId: meta.requestId,
         ip: meta.ip,
       });
-      const [cached] = await deps.db
-        .select({ image: studyThumbnails.image, version: studyThumbnails.version })
-        .from(studyThumbnails)
-        .where(and(eq(studyThumbnails.studyId, study.id), eq(studyThumbnails.version, version)))
-        .limit(1);
+      const cached = await deps.repo.find(study.id, version);
       if (cached) return { image: cached.image, version };
       return { image: await serial(() => render(study.id, version)), version };
     },

@@ -3,11 +3,17 @@ import { updateUserBodySchema, userSchema } from '@mi/contracts/auth';
 import { errorBodySchema } from '@mi/contracts/errors';
 import { z } from 'zod';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import type { Services } from '../../services';
-import { toUserDto } from './user-dto';
+import { toUserDto } from '../../http/user-dto';
+import type { UsersService } from './users.service';
 
-/** Spec §7 PUT /users/{id}: the signed-in user's own profile and preferences. */
-export function usersRoutes(services: Services): FastifyPluginAsyncZod {
+/** `PUT /api/users/:id`: the signed-in user's own profile and preferences. */
+export function usersRoutes({
+  users,
+  config,
+}: {
+  users: UsersService;
+  config: { defaultMaxStorageGB: number };
+}): FastifyPluginAsyncZod {
   return async (app) => {
     app.put(
       '/users/:id',
@@ -28,13 +34,8 @@ export function usersRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (req) => {
         const { user } = requireUser(req);
-        const updated = await services.usersService.updateOwn(
-          user,
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
-        return toUserDto(updated, services.config.defaultMaxStorageGB);
+        const updated = await users.updateOwn(user, req.params.id, req.body, requestMeta(req));
+        return toUserDto(updated, config.defaultMaxStorageGB);
       },
     );
   };

@@ -1,13 +1,11 @@
-import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client';
-import { studies } from '../../db/schema/index';
 import { defineJob } from '../../jobs/queue';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { DicomwebRepository } from '../dicomweb/dicomweb.repository';
 import { openInstance } from '../studies/instance-location';
 import type { DicomwebService } from '../dicomweb/dicomweb.service';
+import type { ViewerRepository } from './viewer.repository';
 
 export const transferStudyPayload = z.object({
   studyId: z.uuid(),
@@ -15,30 +13,12 @@ export const transferStudyPayload = z.object({
   userId: z.uuid(),
 });
 
-export type TransferStatus = 'pending' | 'processing' | 'completed' | 'failed';
-
-export async function setTransferStatus(db: Db, studyId: string, status: TransferStatus): Promise<void> {
-  await db.update(studies).set({ transferStatus: status }).where(eq(studies.id, studyId));
-}
-
-/**
- * Marks the study prepared unless it changed while it was being prepared: adding or replacing
- * instances resets its status (a trigger on `instances`, migration 0008), and then nothing is marked.
- */
-async function completeIfUnchanged(db: Db, studyId: string): Promise<boolean> {
-  const rows = await db
-    .update(studies)
-    .set({ transferStatus: 'completed' })
-    .where(and(eq(studies.id, studyId), eq(studies.transferStatus, 'processing')))
-    .returning({ id: studies.id });
-  return rows.length > 0;
-}
-
 /** Rounds of preparation one job makes while uploads keep adding to the study. */
 const MAX_ROUNDS = 5;
 
 interface Deps {
-  db: Db;
+  /** The study's preparation status. */
+  viewer: ViewerRepository;
   store: DicomStore;
   storage: ObjectStorage;
   repo: DicomwebRepository;
@@ -84,11 +64,11 @@ export function transferStudyJob(deps: Deps) {
           // Gone (deleted meanwhile): nothing to prepare.
           const study = await deps.repo.findStudy(studyId);
           if (!study) return;
-          await setTransferStatus(deps.db, studyId, 'processing');
+          await deps.viewer.setTransferStatus(studyId, 'processing');
           let pushed = {};
           if (deps.store.kind === 'builtin') await deps.dicomweb.prepareStudy(studyId);
           else pushed = await pushMissing(studyId, study.studyInstanceUid);
-          if (await completeIfUnchanged(deps.db, studyId)) {
+          if (await deps.viewer.completeTransferIfUnchanged(studyId)) {
             log.info({ studyId, store: deps.store.kind, round, ...pushed }, 'study ready for viewing');
             return;
           }
@@ -97,7 +77,7 @@ export function transferStudyJob(deps: Deps) {
         }
       } catch (err) {
         // The queue retries; the study shows failed only if every attempt fails.
-        await setTransferStatus(deps.db, studyId, 'failed');
+        await deps.viewer.setTransferStatus(studyId, 'failed');
         throw err;
       }
     },

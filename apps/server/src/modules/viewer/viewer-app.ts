@@ -145,17 +145,9 @@ export async function buildViewerApp(
     }
     return reply.status(204).header('cache-control', 'no-store').send();
   });
-  await app.register(
-    dicomwebRoutes({
-      dicomweb: services.dicomweb,
-      store: services.dicomStore,
-      principal,
-      maxDecodedBytes: services.config.dicomMaxDecodedBytes,
-    }),
-    {
-      prefix: DICOMWEB_ROOT,
-    },
-  );
+  await app.register(dicomwebRoutes({ dicomweb: services.dicomweb, principal }), {
+    prefix: DICOMWEB_ROOT,
+  });
 
   if (ohif) {
     const appConfig =

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { sessions, users, viewerGrants } from '../../db/schema/index';
+import type { ViewerGrant, ViewerGrantsRepository } from './viewer-grants.repository';
+
+export type { ViewerGrant } from './viewer-grants.repository';
 
 /** How long a viewer credential opens its study. */
 export const VIEWER_GRANT_TTL_MS = 2 * 60 * 60 * 1000;
@@ -11,15 +11,6 @@ const PREFIX = 'vg_';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export interface ViewerGrant {
-  grantId: string;
-  userId: string;
-  role: string;
-  studyId: string;
-  expiresAt: Date;
-  bindingHash: string | null;
-}
-
 /** Name of the cookie that binds a grant to the browser it was first used in. */
 export const bindingCookieName = (grantId: string) => `vb_${grantId.replace(/-/g, '')}`;
 
@@ -28,7 +19,7 @@ export const bindingCookieName = (grantId: string) => `vb_${grantId.replace(/-/g
  * it expires or is revoked. A grant dies with its study (foreign key); what it may read is decided
  * on every request by the access module (modules/access), so losing access ends it at once.
  */
-export function createViewerGrants(db: Db, now: () => Date) {
+export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date) {
   const recent = new Map<string, { grant: ViewerGrant; at: number }>();
 
   return {
@@ -40,7 +31,7 @@ export function createViewerGrants(db: Db, now: () => Date) {
     ): Promise<{ token: string; expiresAt: Date }> {
       const token = `${PREFIX}${randomBytes(32).toString('base64url')}`;
       const expiresAt = new Date(now().getTime() + VIEWER_GRANT_TTL_MS);
-      await db.insert(viewerGrants).values({ tokenHash: hash(token), userId, studyId, expiresAt, sessionId });
+      await repo.insert({ tokenHash: hash(token), userId, studyId, expiresAt, sessionId });
       return { token, expiresAt };
     },
 
@@ -50,29 +41,7 @@ export function createViewerGrants(db: Db, now: () => Date) {
       const h = hash(token);
       const hit = recent.get(h);
       if (hit && Date.now() - hit.at < CHECK_CACHE_MS) return hit.grant;
-      const [row] = await db
-        .select({
-          grantId: viewerGrants.id,
-          userId: viewerGrants.userId,
-          role: users.role,
-          studyId: viewerGrants.studyId,
-          expiresAt: viewerGrants.expiresAt,
-          bindingHash: viewerGrants.bindingHash,
-        })
-        .from(viewerGrants)
-        .innerJoin(users, eq(users.id, viewerGrants.userId))
-        .leftJoin(sessions, eq(sessions.id, viewerGrants.sessionId))
-        .where(
-          and(
-            eq(viewerGrants.tokenHash, h),
-            isNull(viewerGrants.revokedAt),
-            gt(viewerGrants.expiresAt, now()),
-            eq(users.accountStatus, 'active'),
-            // Signing out, a password reset, "sign out other devices" or an admin ends it too.
-            or(isNull(viewerGrants.sessionId), isNull(sessions.revokedAt)),
-          ),
-        )
-        .limit(1);
+      const row = await repo.findLive(h, now());
       if (!row) {
         recent.delete(h);
         return null;
@@ -92,13 +61,9 @@ export function createViewerGrants(db: Db, now: () => Date) {
     ): Promise<{ secret: string } | 'bound' | 'refused'> {
       if (grant.bindingHash) return presented && hash(presented) === grant.bindingHash ? 'bound' : 'refused';
       const secret = randomBytes(32).toString('base64url');
-      const [row] = await db
-        .update(viewerGrants)
-        .set({ bindingHash: hash(secret) })
-        .where(and(eq(viewerGrants.id, grant.grantId), isNull(viewerGrants.bindingHash)))
-        .returning({ id: viewerGrants.id });
+      const bound = await repo.bindOnce(grant.grantId, hash(secret));
       recent.clear();
-      return row ? { secret } : 'refused';
+      return bound ? { secret } : 'refused';
     },
 
     /** Whether a request carries the secret of the browser the grant is bound to. */
@@ -108,10 +73,7 @@ export function createViewerGrants(db: Db, now: () => Date) {
 
     /** Ends every credential of a study (for example when access to it is withdrawn). */
     async revokeStudy(studyId: string): Promise<void> {
-      await db
-        .update(viewerGrants)
-        .set({ revokedAt: now() })
-        .where(and(eq(viewerGrants.studyId, studyId), isNull(viewerGrants.revokedAt)));
+      await repo.revokeStudy(studyId, now());
       recent.clear();
     },
   };

@@ -1,14 +1,14 @@
 import type { JobQueue } from '../../jobs/queue';
-import type { Db } from '../../db/client';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
 import type { AccessService } from '../access/access.service';
 import { sessionPrincipal } from '../access/principal';
-import { setTransferStatus, type TransferStudyJob } from './transfer-study.job';
+import type { TransferStudyJob } from './transfer-study.job';
 import type { ViewerGrants } from './viewer-grants';
+import type { ViewerRepository } from './viewer.repository';
 
 interface Deps {
-  db: Db;
+  repo: ViewerRepository;
   access: AccessService;
   grants: ViewerGrants;
   queue: JobQueue;
@@ -51,7 +51,7 @@ export function createViewerService(deps: Deps) {
         await event(auth, meta, 'study.transfer', study.id, { queued: false });
         return { message: 'The study is ready to view.', jobId: null };
       }
-      await setTransferStatus(deps.db, study.id, 'pending');
+      await deps.repo.setTransferStatus(study.id, 'pending');
       const jobId = await deps.queue.send(
         deps.job,
         { studyId: study.id, userId: study.ownerId },

@@ -1,8 +1,11 @@
 import type { User } from '@mi/contracts/auth';
 import { BYTES_PER_GB } from '@mi/contracts/rules';
-import type { UserRow } from './users.repository';
+import type { UserRow } from '../modules/users/users.repository';
 
-/** The spec's User shape. Only these fields ever leave the server (the response schema enforces it). */
+/**
+ * The spec's User shape, wherever the API answers with an account (sign-in, MFA, /auth/me, the
+ * profile). Only these fields ever leave the server (the response schema enforces it).
+ */
 export function toUserDto(row: UserRow, defaultMaxStorageGB: number): User {
   const round = (n: number) => Math.round(n * 1000) / 1000;
   return {

@@ -1,0 +1,39 @@
+import { and, asc, count, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { notifications } from '../../db/schema/index';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+
+/** A user's notifications (written by the modules that notify: processing, sharing, …). */
+export function createNotificationsRepository(db: Db) {
+  return {
+    /** Unread first, each part newest first. */
+    listFor(userId: string, limit: number): Promise<NotificationRow[]> {
+      return db
+        .select()
+        .from(notifications)
+        .where(eq(notifications.userId, userId))
+        .orderBy(asc(notifications.read), desc(notifications.createdAt), desc(notifications.id))
+        .limit(limit);
+    },
+
+    async unreadCount(userId: string): Promise<number> {
+      const [unread] = await db
+        .select({ n: count() })
+        .from(notifications)
+        .where(and(eq(notifications.userId, userId), eq(notifications.read, false)));
+      return Number(unread?.n ?? 0);
+    },
+
+    /** Marks one of the user's notifications read; undefined when the user has no such notification. */
+    async markRead(userId: string, id: string): Promise<NotificationRow | undefined> {
+      const [row] = await db
+        .update(notifications)
+        .set({ read: true })
+        .where(and(eq(notifications.id, id), eq(notifications.userId, userId)))
+        .returning();
+      return row;
+    },
+  };
+}
+export type NotificationsRepository = ReturnType<typeof createNotificationsRepository>;
