@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { CHANNELS } from '../../apps/server/src/db/change-feed';
 import { studyUploads } from '../../apps/server/src/db/schema/index';
+import { tuneHeapForUploads } from '../../apps/server/src/heap-tuning';
 import { listen, newPatient, processUploaded, storageToken } from '../../apps/server/test/helpers/studies';
 import { createTestContext, eventually, type TestContext } from '../../apps/server/test/helpers/test-app';
 import { median } from '../median';
@@ -262,6 +263,8 @@ async function ours(ctx: TestContext, base: string): Promise<Ours> {
   };
 }
 
+// The server process tunes its heap at start (apps/server/src/main.ts); this in-process server too.
+tuneHeapForUploads();
 const ctx = await createTestContext({ LOG_LEVEL: 'silent', DEFAULT_MAX_STORAGE_GB: '100' });
 try {
   const base = await listen(ctx);
