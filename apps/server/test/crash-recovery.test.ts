@@ -1,82 +1,34 @@
 // Crash recovery of the real server process: it is killed with SIGKILL while an archive is being
 // uploaded and while one is being processed, restarted on the same data directory, and each study
 // must then appear exactly once, byte for byte as uploaded, within a minute of the restart.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { solveChallenge } from 'altcha-lib';
-import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { generateSeries } from './helpers/dicom-series';
+import {
+  captcha,
+  freePort,
+  killServers,
+  startServer,
+  waitHealthy,
+  type ServerProcess,
+} from './helpers/server-process';
 import { buildZip, readZip } from './helpers/studies';
 import { tusUpload } from './helpers/tus-upload';
 
-const serverDir = path.resolve(__dirname, '..');
 /** A restarted server must show the study within this long. */
 const RECOVERY_LIMIT_MS = 60_000;
 const RUNS = 3;
 
-const children: ChildProcess[] = [];
 const dataDirs: string[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killServers();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  output(): string;
-}
-
-/** Starts `main.ts serve` as its own process, the way `npm start` runs it. */
-function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    cwd: serverDir,
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ALTCHA_COST: '1', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, exited, output: () => output };
-}
-
-/** Waits for /api/health to answer; fails at once, with its output, if the process exits instead. */
-async function waitHealthy(base: string, server: ServerProcess, timeoutMs = 120_000) {
-  let exit: number | null | undefined;
-  void server.exited.then((code) => (exit = code));
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (exit !== undefined)
-      throw new Error(`the server exited with code ${exit} while starting:\n${server.output().slice(-4000)}`);
-    try {
-      const res = await fetch(`${base}/api/health`);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(100);
-  }
-  throw new Error('server did not become healthy');
-}
 
 /** Polls `fn` until it returns something other than undefined. */
 async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number, what: string, everyMs = 100) {
@@ -87,14 +39,6 @@ async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number, wha
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
-}
-
-async function captcha(base: string) {
-  const challenge = (await (await fetch(`${base}/api/auth/captcha/challenge`)).json()) as Parameters<
-    typeof solveChallenge
-  >[0]['challenge'];
-  const solution = await solveChallenge({ challenge, deriveKey });
-  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
 }
 
 interface User {

@@ -1,64 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { solveChallenge } from 'altcha-lib';
-import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { afterAll, describe, expect, it } from 'vitest';
+import { captcha, freePort, killServers, startServer, waitHealthy } from './helpers/server-process';
 
-const serverDir = path.resolve(__dirname, '..');
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts `main.ts serve` as its own process, the way `npm start` runs it. */
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    cwd: serverDir,
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ALTCHA_COST: '1', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitHealthy(base: string, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    try {
-      const res = await fetch(`${base}/api/health`);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('server did not become healthy');
-}
-
-async function captcha(base: string) {
-  const challenge = (await (await fetch(`${base}/api/auth/captcha/challenge`)).json()) as Parameters<
-    typeof solveChallenge
-  >[0]['challenge'];
-  const solution = await solveChallenge({ challenge, deriveKey });
-  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
-}
+afterAll(() => killServers());
 
 async function register(base: string, email: string) {
   const res = await fetch(`${base}/api/auth/register`, {
@@ -81,7 +27,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the embedded server process'
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const first = startServer({ DATA_DIR: dataDir, PORT: String(port) });
-    await waitHealthy(base);
+    await waitHealthy(base, first);
     expect(first.output()).toContain('Admin account created');
 
     const second = startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
@@ -110,7 +56,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the embedded server process'
     expect(committed.length).toBeGreaterThan(3);
 
     const restarted = startServer({ DATA_DIR: dataDir, PORT: String(port) });
-    await waitHealthy(base);
+    await waitHealthy(base, restarted);
     expect(restarted.output()).not.toContain('Admin account created');
     for (const email of committed) {
       const res = await fetch(`${base}/api/auth/login`, {

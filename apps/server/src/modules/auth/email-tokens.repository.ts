@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { hashToken, newToken } from './tokens';
 import { emailTokens } from '../../db/schema/index';
 
 export type EmailTokenPurpose = 'password_reset' | 'email_verify' | 'sign_in_unlock';
@@ -8,6 +9,18 @@ export type EmailTokenRow = typeof emailTokens.$inferSelect;
 /** Single-use emailed tokens, stored as hashes. */
 export function createEmailTokensRepository(db: Db) {
   return {
+    /** A new token for the user, valid for `ttlMs` from `at`; only its hash is stored. */
+    async issue(userId: string, purpose: EmailTokenPurpose, ttlMs: number, at: Date): Promise<string> {
+      const token = newToken();
+      await this.insert({
+        userId,
+        purpose,
+        tokenHash: hashToken(token),
+        expiresAt: new Date(at.getTime() + ttlMs),
+        createdAt: at,
+      });
+      return token;
+    },
     async insert(values: {
       userId: string;
       purpose: EmailTokenPurpose;

@@ -12,7 +12,7 @@ import { hashPassword } from './password';
 import type { RequestMeta } from './session-issuer';
 import type { SessionsRepository } from './sessions.repository';
 import type { Throttle } from './throttle.repository';
-import { hashToken, newToken } from './tokens';
+import { hashToken } from './tokens';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;
 export const EMAIL_VERIFY_TTL_MS = 48 * 3_600_000;
@@ -40,22 +40,8 @@ interface Deps {
 export function createRecoveryService(deps: Deps) {
   const { now } = deps;
 
-  async function issueToken(
-    user: UserRow,
-    purpose: 'password_reset' | 'email_verify',
-    ttlMs: number,
-  ): Promise<string> {
-    const token = newToken();
-    const at = now();
-    await deps.tokens.insert({
-      userId: user.id,
-      purpose,
-      tokenHash: hashToken(token),
-      expiresAt: new Date(at.getTime() + ttlMs),
-      createdAt: at,
-    });
-    return token;
-  }
+  const issueToken = (user: UserRow, purpose: 'password_reset' | 'email_verify', ttlMs: number) =>
+    deps.tokens.issue(user.id, purpose, ttlMs, now());
 
   async function requestReset(email: string, meta: RequestMeta): Promise<void> {
     const emailNormalized = normalizeEmail(email);

@@ -6,7 +6,7 @@ import type { UserRow, UsersRepository } from '../users/users.repository';
 import type { EmailTokensRepository } from './email-tokens.repository';
 import type { RequestMeta } from './session-issuer';
 import type { Throttle } from './throttle.repository';
-import { hashToken, newToken } from './tokens';
+import { hashToken } from './tokens';
 
 /** Failed sign-ins counted per account (and per known device) over this window. */
 export const LOGIN_WINDOW_MS = 15 * 60_000;
@@ -109,15 +109,7 @@ export function createSignInProtection(deps: Deps) {
     async sendUnlockLink(user: UserRow, meta: RequestMeta): Promise<void> {
       if ((await deps.throttle.count(unlockMailKey(user.id), 3_600_000)) > 0) return;
       await deps.throttle.hit(unlockMailKey(user.id));
-      const token = newToken();
-      const at = deps.now();
-      await deps.tokens.insert({
-        userId: user.id,
-        purpose: 'sign_in_unlock',
-        tokenHash: hashToken(token),
-        expiresAt: new Date(at.getTime() + UNLOCK_TOKEN_TTL_MS),
-        createdAt: at,
-      });
+      const token = await deps.tokens.issue(user.id, 'sign_in_unlock', UNLOCK_TOKEN_TTL_MS, deps.now());
       const link = `${deps.appUrl}/api/auth/unlock?${new URLSearchParams({ token }).toString()}`;
       await deps.mail.send(user.email, signInUnlockEmail({ link, minutes: UNLOCK_TOKEN_TTL_MS / 60_000 }));
       await deps.audit({

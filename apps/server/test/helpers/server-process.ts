@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
+
+// The real server as its own process (`main.ts serve`, the way `npm start` runs it), for tests that
+// kill it: process.test.ts and crash-recovery.test.ts.
+
+const serverDir = path.resolve(import.meta.dirname, '../..');
+const children: ChildProcess[] = [];
+
+/** Kills every server these helpers started that is still running (call it in afterAll). */
+export function killServers(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/** Starts `main.ts serve` on the embedded database with a trivial captcha cost; `env` adds to it. */
+export function startServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: serverDir,
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ALTCHA_COST: '1', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, exited, output: () => output };
+}
+
+/** Waits for /api/health to answer; fails at once, with its output, if the process exits instead. */
+export async function waitHealthy(base: string, server: ServerProcess, timeoutMs = 120_000): Promise<void> {
+  let exit: number | null | undefined;
+  void server.exited.then((code) => (exit = code));
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (exit !== undefined)
+      throw new Error(`the server exited with code ${exit} while starting:\n${server.output().slice(-4000)}`);
+    try {
+      const res = await fetch(`${base}/api/health`);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not become healthy');
+}
+
+/** A solved ALTCHA payload from the server's own challenge endpoint. */
+export async function captcha(base: string): Promise<string> {
+  const challenge = (await (await fetch(`${base}/api/auth/captcha/challenge`)).json()) as Parameters<
+    typeof solveChallenge
+  >[0]['challenge'];
+  const solution = await solveChallenge({ challenge, deriveKey });
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
