@@ -235,6 +235,7 @@ describe('download', () => {
       headers: { ...ada.auth, range: `bytes=${body.length}-` },
     });
     expect(bad.statusCode).toBe(416);
+    expect(bad.json().code).toBe('RANGE_NOT_SATISFIABLE');
 
     const audits = await ctx.services.database.db
       .select()

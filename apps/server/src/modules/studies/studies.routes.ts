@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBodySchema } from '@mi/contracts/errors';
+import { errorBodySchema, errorStatus } from '@mi/contracts/errors';
 import {
   analysisStudySchema,
   processStudyBodySchema,
@@ -116,9 +116,9 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
           .header('cache-control', 'private, no-store');
         if (range === 'unsatisfiable') {
           return reply
-            .status(416)
+            .status(errorStatus.RANGE_NOT_SATISFIABLE)
             .header('content-range', `bytes */${layout.length}`)
-            .send({ error: 'The requested range is outside the archive.', code: 'BAD_REQUEST' });
+            .send({ error: 'The requested range is outside the archive.', code: 'RANGE_NOT_SATISFIABLE' });
         }
         reply
           .header('content-type', 'application/zip')
