@@ -60,7 +60,7 @@ const importBoundaries = {
   },
 };
 
-// The web app's layout (DESIGN.md §3): app/ composes features; features are independent of each
+// The web app's layout: app/ composes features; features are independent of each
 // other; components/, lib/, hooks/ and config/ are shared and know nothing of features or app/.
 const webSrc = path.join(import.meta.dirname, 'apps/web/src');
 const web = (folder) => path.join(webSrc, folder);

@@ -64,7 +64,7 @@ test.describe('medical professionals', () => {
     await page.getByRole('link', { name: 'Apply for an account' }).click();
     await expect(page).toHaveURL(/\/register\/medical$/);
 
-    // Every rule of spec §5 shows its message.
+    // Every required field of the professional form shows its message.
     await page.getByRole('button', { name: 'Register' }).click();
     for (const message of [
       'First name is required',

@@ -69,7 +69,7 @@ const envSchema = z.object({
   SESSION_IDLE_MINUTES: z.coerce.number().positive().default(30),
   /** Hours after sign-in after which a session ends regardless of activity. */
   SESSION_MAX_HOURS: z.coerce.number().positive().default(12),
-  /** Minutes before the idle timeout at which the browser warns (spec §4: 5 of 30). */
+  /** Minutes before the idle timeout at which the browser warns (by default 5 of the 30 idle minutes). */
   SESSION_WARNING_MINUTES: z.coerce.number().positive().default(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Set to true behind a TLS-terminating proxy so client IPs and HTTPS are read from it. */

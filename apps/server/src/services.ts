@@ -33,7 +33,7 @@ import { createOutboxRepository } from './ports/mail/outbox.repository';
 import { createSmtpMailer } from './ports/mail/smtp-mailer';
 import { createObjectStorage } from './ports/storage/index';
 import type { ObjectStorage } from './ports/storage/storage';
-import { processStudyJob } from './modules/studies/process-study.job';
+import { processStudyJob } from './modules/ingest/process-study.job';
 import { createStudiesRepository } from './modules/studies/studies.repository';
 import { createStudiesService, type StudiesService } from './modules/studies/studies.service';
 import { createAuditBuffer } from './modules/studies/audit-buffer';

@@ -12,7 +12,7 @@ import {
   users,
 } from '../src/db/schema/index';
 import type { JobDefinition } from '../src/jobs/queue';
-import { archiveKey, instanceKey } from '../src/modules/studies/process-study.job';
+import { archiveKey, instanceKey } from '../src/modules/ingest/storage-keys';
 import { readInstance } from '../src/modules/studies/instance-location';
 import { createStudiesRepository } from '../src/modules/studies/studies.repository';
 import {

@@ -1,6 +1,6 @@
 // Measures the JS a first visit downloads before any lazy route loads: the entry chunk plus
 // everything it imports statically (transitively), as listed in Vite's build manifest.
-// DESIGN §7: initial JS of the SPA ≤ 250 KiB gzipped. Exits 1 when over budget.
+// Budget: initial JS of the SPA ≤ 250 KiB gzipped. Exits 1 when over budget.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';

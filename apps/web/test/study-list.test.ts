@@ -56,7 +56,7 @@ const c = study('c', {
 });
 const ids = (list: StudyListItem[]) => list.map((s) => s.id);
 
-describe('studies list rules (spec §2, §5)', () => {
+describe('studies list sorting, search and filters', () => {
   it('sorts by upload date, newest first, by default', () => {
     expect(DEFAULT_SORT).toEqual({ key: 'uploadDate', direction: 'desc' });
     expect(ids(sortStudies([a, b, c], DEFAULT_SORT))).toEqual(['a', 'c', 'b']);

@@ -4,7 +4,7 @@ import { emailSchema, passwordSchema, resetPasswordSchema, SPECIALTIES } from '.
 export const roleSchema = z.enum(['patient', 'professional', 'admin']);
 export type Role = z.infer<typeof roleSchema>;
 
-/** Spec §3 User, plus role and account status the server adds. */
+/** A user account as the API returns it: profile, preferences, storage use, role and account status. */
 export const userSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
@@ -35,7 +35,7 @@ export type User = z.infer<typeof userSchema>;
 
 export const specialtySchema = z.enum(SPECIALTIES, { error: 'Specialty is required' });
 
-/** A professional's licence (spec §2 /register/medical). */
+/** A professional's licence (asked by /register/medical). */
 export const licenseSchema = z.strictObject({
   number: z
     .string({ error: 'License number is required' })
@@ -47,7 +47,7 @@ export const licenseSchema = z.strictObject({
 });
 export type License = z.infer<typeof licenseSchema>;
 
-/** Spec §5 messages of the professional's required fields, shared by the payload's rules and the form. */
+/** Messages of the professional's required fields, shared by the payload's rules and the form. */
 export const PHONE_REQUIRED_MESSAGE = 'Phone number is required';
 export const HOSPITAL_REQUIRED_MESSAGE = 'Hospital/clinic affiliation is required';
 
@@ -68,7 +68,7 @@ export const registerFieldsSchema = z.strictObject({
 });
 
 /**
- * Spec §3 registration payload. The role may be patient or professional, never admin; a
+ * POST /api/auth/register body. The role may be patient or professional, never admin; a
  * professional also sends the licence, specialty, hospital and position and a phone number.
  */
 export const registerBodySchema = registerFieldsSchema.superRefine((v, ctx) => {
@@ -82,7 +82,7 @@ export const registerBodySchema = registerFieldsSchema.superRefine((v, ctx) => {
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 
 /**
- * Spec §5 fields only the registration forms have: the name is asked as first and last name, the
+ * Fields only the registration forms have: the name is asked as first and last name, the
  * password is typed twice, and the forms require what the payload leaves optional (a patient's
  * mobile phone; a professional's phone, hospital and position).
  */
@@ -140,7 +140,7 @@ export const publicConfigSchema = z.object({
   ]),
   googleClientId: z.string().nullable(),
   defaultMaxStorageGB: z.number(),
-  /** Spec §4 inactivity timer: sign-out after idleMinutes, warning warningMinutes before. */
+  /** The inactivity timer: sign-out after idleMinutes, warning warningMinutes before. */
   session: z.object({ idleMinutes: z.number(), warningMinutes: z.number() }),
 });
 export type PublicConfig = z.infer<typeof publicConfigSchema>;
@@ -150,7 +150,7 @@ export const googleLoginBodySchema = z.strictObject({
   credential: z.string().min(1, 'Google credential is required').max(10_000),
 });
 
-/** POST /api/mfa/verify (spec §7). The pending-login token comes from the cookie or `mfaToken`. */
+/** POST /api/mfa/verify. The pending-login token comes from the cookie or `mfaToken`. */
 export const mfaVerifyBodySchema = z.strictObject({
   mfaSecret: z.string().trim().min(1, 'Code is required').max(64),
   email: z.string().trim().min(1).max(254),
@@ -167,7 +167,7 @@ export const mfaVerifyResponseSchema = z.object({
 });
 export type MfaVerifyResponse = z.infer<typeof mfaVerifyResponseSchema>;
 
-/** POST /api/mfa/resend (spec §7). */
+/** POST /api/mfa/resend. */
 export const mfaResendBodySchema = z.strictObject({
   email: z.string().trim().min(1).max(254),
   mfaToken: z.string().max(200).optional(),
@@ -195,7 +195,7 @@ export const totpConfirmResponseSchema = z.object({
 });
 export type TotpConfirmResponse = z.infer<typeof totpConfirmResponseSchema>;
 
-/** Spec §7 forgot/reset password. */
+/** Bodies of the forgot/reset password calls. */
 export const forgotPasswordBodySchema = z.strictObject({ email: emailSchema });
 export const verifyResetTokenBodySchema = z.strictObject({
   email: z.string().trim().min(1).max(254),
@@ -225,7 +225,7 @@ export const sessionInfoSchema = z.object({
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 export const sessionListSchema = z.object({ data: z.array(sessionInfoSchema) });
 
-/** PUT /api/users/{id}: only the spec's fields (spec §7), each optional. */
+/** PUT /api/users/{id}: only these profile and preference fields, each optional. */
 export const updateUserBodySchema = z.strictObject({
   shareMedicalData: z.boolean().optional(),
   mfaEnabled: z.boolean().optional(),

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Every failure body the API sends: `error` is safe to show to the user (spec §7 reads it). */
+/**
+ * Every failure body the API sends: `error` is safe to show to the user (the web app reads it as
+ * `ApiError.serverMessage`).
+ */
 export const errorBodySchema = z.object({
   error: z.string(),
   code: z.string(),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-/** Spec §5: registration password rule and its exact message. */
+/** Registration password rule and its exact message. */
 export const PASSWORD_MESSAGE =
   'Password must be at least 8 characters, include an uppercase letter, a number, and a special character';
 export const PASSWORD_MIN_LENGTH = 8;
-/** Spec §5: an empty password field. */
+/** An empty password field. */
 export const PASSWORD_REQUIRED_MESSAGE = 'Password is required';
-/** Spec §5: a form's password confirmation differs from the password. */
+/** A form's password confirmation differs from the password. */
 export const PASSWORDS_MISMATCH_MESSAGE = 'Passwords do not match';
 
 export function isStrongPassword(value: string): boolean {
@@ -24,7 +24,7 @@ export const passwordSchema = z
   .max(256, 'Password is too long')
   .refine(isStrongPassword, PASSWORD_MESSAGE);
 
-/** A standard email pattern (spec §5 "standard email pattern"). */
+/** A standard email pattern. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const emailSchema = z
   .string({ error: 'Email is required' })
@@ -41,7 +41,7 @@ export function normalizeEmail(email: string): string {
 /** Bytes in one GB as the spec counts storage (1024^3). */
 export const BYTES_PER_GB = 1024 ** 3;
 
-/** Spec §5 reset-password rule: 8+ characters, an uppercase letter, a digit, a special character, letters and digits. */
+/** Reset-password rule: 8+ characters, an uppercase letter, a digit, a special character, letters and digits. */
 export const RESET_PASSWORD_MESSAGE =
   'Password must be at least 8 characters long, contain at least one uppercase letter, one lowercase letter, one number, and one special character';
 
@@ -55,7 +55,7 @@ export const resetPasswordSchema = z
   .max(256, 'Password is too long')
   .refine(isStrongResetPassword, RESET_PASSWORD_MESSAGE);
 
-/** Spec §5 professional specialties, in the order the form lists them. */
+/** Professional specialties, in the order the form lists them. */
 export const SPECIALTIES = [
   'Cardiology',
   'Dermatology',
@@ -70,5 +70,5 @@ export type Specialty = (typeof SPECIALTIES)[number];
 
 /** Email codes of the second factor: six digits. */
 export const MFA_CODE_PATTERN = /^\d{6}$/;
-/** Spec §9: seconds before another code may be requested. */
+/** MFA resend countdown: seconds before another code may be requested. */
 export const MFA_RESEND_COOLDOWN_SECONDS = 30;

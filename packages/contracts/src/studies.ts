@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Studies, uploads, jobs and notifications (spec §3, §7). Field names follow the spec so a client
- * written against it works; `_id` and `id` carry the same value.
+ * Studies, uploads, jobs and notifications: data shapes and API bodies. Field names follow the
+ * product specification so a client written against it works; `_id` and `id` carry the same value.
  */
 
 export const processStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
@@ -68,7 +68,7 @@ export type StudyListItem = z.infer<typeof studyListItemSchema>;
 export const studyListSchema = z.object({ data: z.array(studyListItemSchema) });
 export const studyResponseSchema = z.object({ data: studySchema });
 
-/** Spec §3 Analysis-page study. */
+/** A study as the Analysis services page shows it. */
 export const analysisStudySchema = z.object({
   id: z.string(),
   type: z.string().nullable(),

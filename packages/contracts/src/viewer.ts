@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `GET /api/dicom/viewer/{studyId}` (spec §3 Viewer response): the address that opens the study in the viewer. */
+/** `GET /api/dicom/viewer/{studyId}`: the address that opens the study in the viewer. */
 export const viewerUrlResponseSchema = z.object({ url: z.string(), expiresAt: z.string() });
 export type ViewerUrlResponse = z.infer<typeof viewerUrlResponseSchema>;
 

@@ -1,4 +1,5 @@
 import type { DataSet } from 'dicom-parser';
+import { numberOfFrames } from './values';
 
 /** Decoded size an instance may declare before it is refused (`DICOM_MAX_DECODED_MB`). */
 export const DEFAULT_MAX_DECODED_BYTES = 4096 * 1024 * 1024;
@@ -27,14 +28,13 @@ export function pixelGeometry(ds: DataSet, bytesPresentBound?: number): PixelGeo
   const rows = ds.uint16('x00280010') ?? 0;
   const columns = ds.uint16('x00280011') ?? 0;
   if (!pixelData && rows === 0 && columns === 0) return null;
-  const frames = Number.parseInt(ds.string('x00280008') ?? '1', 10);
   const encapsulated = Boolean(pixelData?.encapsulatedPixelData) || pixelData?.length === 0xffffffff;
   // 4:2:2 chroma subsampling stores two samples per pixel on average, not three.
   const subsampled = /_422$/.test((ds.string('x00280004') ?? '').trim());
   return {
     rows,
     columns,
-    frames: Number.isFinite(frames) && frames > 0 ? frames : 1,
+    frames: numberOfFrames(ds),
     samplesPerPixel: ds.uint16('x00280002') ?? 1,
     subsampled,
     bitsAllocated: ds.uint16('x00280100') ?? 16,

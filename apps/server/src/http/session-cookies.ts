@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const AUTH_COOKIE = 'authToken';
 export const REFRESH_COOKIE = 'refreshToken';
-/** Spec §9: both cookies last one hour and slide while the user is active. */
+/** Both session cookies last one hour and slide while the user is active. */
 const COOKIE_MAX_AGE_S = 3600;
 
 export function setSessionCookies(
@@ -32,7 +32,7 @@ export function readAuthToken(req: FastifyRequest): { token: string; from: 'bear
   return cookie ? { token: cookie, from: 'cookie' } : null;
 }
 
-/** The pending-login token between a correct password and the second factor (spec §7 /mfa/*). */
+/** The pending-login token between a correct password and the second factor (read by /api/mfa/*). */
 export const MFA_PENDING_COOKIE = 'mfaPending';
 const MFA_PENDING_PATH = '/api/mfa';
 

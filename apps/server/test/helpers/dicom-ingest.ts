@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { instanceKey } from '../../src/modules/studies/process-study.job';
+import { instanceKey } from '../../src/modules/ingest/storage-keys';
 import { parseDicomHeader } from '../../src/modules/studies/dicom-header';
 import { createStudiesRepository } from '../../src/modules/studies/studies.repository';
 import { crcOf } from '../../src/modules/studies/zip-reader';

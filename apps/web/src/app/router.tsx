@@ -34,7 +34,7 @@ const StudyTransferRoute = lazy(() => import('./routes/study-transfer'));
 const AdminRoute = lazy(() => import('./routes/admin'));
 const VerifyEmailRoute = lazy(() => import('./routes/verify-email'));
 
-/** Spec §2 routes. Signed-out visitors see the login page on every signed-in path (RequireAuth). */
+/** The SPA's routes. Signed-out visitors see the login page on every signed-in path (RequireAuth). */
 export const router = createBrowserRouter([
   {
     element: <RootLayout />,

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { paths } from '@/config/paths';
 import { cn } from '@/lib/utils';
 
-/** The product mark. `version` adds the 'v3.0' the signed-in header shows (spec §1). */
+/** The product mark. `version` adds the 'v3.0' the signed-in header shows. */
 export function Brand({ version = false, className }: { version?: boolean; className?: string }) {
   return (
     <Link

@@ -1,5 +1,5 @@
 /**
- * Every client route of the SPA (spec §2). The router declares its routes with these, and every
+ * Every client route of the SPA. The router declares its routes with these, and every
  * link and navigation builds its target with them; the helpers below fill in parameters and
  * query strings.
  */
@@ -17,7 +17,7 @@ export const paths = {
   verifyEmail: '/verify-email',
   help: '/help',
   helpArticle: '/help/:id',
-  /** The upload page without the sidebar (spec §2 mode=direct_upload). */
+  /** The upload page without the sidebar (where a ?mode=direct_upload link lands). */
   uploadOnly: '/uploadOnly',
   studyTransfer: '/studies/transfer/:studyId',
   upload: '/upload',
@@ -68,7 +68,7 @@ export function uploadPath(backUrl: string): string {
   return `${paths.upload}?backUrl=${encodeURIComponent(backUrl).replace(/%2F/g, '/')}`;
 }
 
-/** Spec §2 'Get Analysis': the service catalogue, set to order an analysis of one study. */
+/** The 'Get Analysis' target: the service catalogue, set to order an analysis of one study. */
 export function getAnalysisPath(study: { studyId: string; studyName: string; patientName: string }): string {
   const query = [
     'action=getanalysis',

@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ToastActionElement, ToastVariant } from '@/components/ui/toast';
 
-/** Spec §9: one toast at a time; a dismissed toast is removed from memory after 1,000,000 ms. */
+/** One toast at a time; a dismissed toast is removed from memory after 1,000,000 ms. */
 const TOAST_LIMIT = 1;
 const TOAST_REMOVE_DELAY = 1_000_000;
 
@@ -70,7 +70,7 @@ export function toast(input: ToastInput): { id: string; dismiss: () => void } {
   return { id, dismiss: () => dismiss(id) };
 }
 
-/** Spec §8 failure toast: title 'Error', destructive, default text 'An error occurred'. */
+/** The failure toast: title 'Error', destructive, default text 'An error occurred'. */
 export function toastError(description?: string | null): void {
   toast({ title: 'Error', description: description || 'An error occurred', variant: 'destructive' });
 }

@@ -3,7 +3,10 @@
  * with `credentials: 'include'` and no token is ever read or stored in JS.
  */
 
-/** A failed API call. `message` follows spec §8; `serverMessage` is the body's `error` field (spec §7). */
+/**
+ * A failed API call. `message` is the default failure text (see throwIfNotOk); `serverMessage` is
+ * the body's `error` field.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
@@ -55,7 +58,7 @@ function parseErrorBody(text: string): { error?: string; code?: string } {
   return {};
 }
 
-/** Throws an ApiError for a non-2xx response (spec §8 "default failure read"). */
+/** Throws an ApiError for a non-2xx response: 'status: status text' from 500 up, else 'status: body text'. */
 async function throwIfNotOk(res: Response): Promise<void> {
   if (res.ok) return;
   const text = await res.text().catch(() => '');

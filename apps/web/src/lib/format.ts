@@ -1,6 +1,6 @@
 import { format, isValid, parseISO } from 'date-fns';
 
-/** Spec §9 date format. */
+/** The app's date format. */
 export const DATE_FORMAT = 'LLL dd, y';
 export const DATE_TIME_FORMAT = 'LLL dd, y HH:mm';
 
@@ -22,12 +22,12 @@ export function formatDateTime(value: string | number | Date | null | undefined)
   return isValid(date) ? format(date, DATE_TIME_FORMAT) : '';
 }
 
-/** First word of a display name, or 'User' (spec §2 dashboard greeting fallback). */
+/** First word of a display name, or 'User' (the Dashboard greeting's fallback). */
 export function firstName(name: string | null | undefined): string {
   return name?.trim().split(/\s+/)[0] || 'User';
 }
 
-/** Avatar initials: first letters of the first and last words of the name, 'U' if none (spec §2). */
+/** Avatar initials: first letters of the first and last words of the name, 'U' if none. */
 export function initials(name: string | null | undefined): string {
   const words = name?.trim().split(/\s+/).filter(Boolean) ?? [];
   if (words.length === 0) return 'U';

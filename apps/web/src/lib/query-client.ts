@@ -2,7 +2,7 @@ import { QueryClient, type QueryFunction } from '@tanstack/react-query';
 import { api, type QueryParams } from './api-client';
 
 /**
- * Spec §7 default read: GET the URL the query key spells. String/number segments are joined with
+ * The default read: GET the URL the query key spells. String/number segments are joined with
  * '/', so ['/api/studies/user', id] reads /api/studies/user/{id}; a trailing object is the query string.
  */
 export const defaultQueryFn: QueryFunction = ({ queryKey, signal }) => {
@@ -15,7 +15,7 @@ export const defaultQueryFn: QueryFunction = ({ queryKey, signal }) => {
   return api.get(segments.join('/'), { params, signal });
 };
 
-/** Spec §9: no retries, no refetch on focus or interval, data never stale. */
+/** No retries, no refetch on focus or interval, data never stale. */
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {

@@ -1,5 +1,5 @@
 /**
- * Every TanStack Query key of the SPA. A key spells the URL it reads (spec §7 default read, see
+ * Every TanStack Query key of the SPA. A key spells the URL it reads (the default read, see
  * query-client.ts): ['/api/studies/user', id] is GET /api/studies/user/{id}. An `all` key is the
  * prefix of its group, so invalidating it refreshes every entry (every user's studies list, say).
  */

@@ -187,7 +187,7 @@ export const uploadObjects = pgTable(
   (t) => [primaryKey({ columns: [t.uploadId, t.storageKey] })],
 );
 
-/** In-app notifications (spec §3 Notification). */
+/** In-app notifications (see notificationSchema in packages/contracts/src/studies.ts). */
 export const notifications = pgTable(
   'notifications',
   {

@@ -164,7 +164,7 @@ export function createMfaService(deps: Deps) {
       return { mfaToken, method, message: 'Enter the code from your authenticator app.' };
     },
 
-    /** Spec §7 POST /mfa/verify: the code plus the pending sign-in's token yields a session. */
+    /** POST /api/mfa/verify: the code plus the pending sign-in's token yields a session. */
     async verify(
       body: { mfaSecret: string; email: string; userId: string },
       token: string | undefined,
@@ -223,7 +223,7 @@ export function createMfaService(deps: Deps) {
       return deps.issueSession(fresh, meta, `${challenge.firstFactor}+${factor}`);
     },
 
-    /** Spec §7 POST /mfa/resend: a new emailed code for the same pending sign-in, at most every 30 s. */
+    /** POST /api/mfa/resend: a new emailed code for the same pending sign-in, at most every 30 s. */
     async resend(email: string, token: string | undefined, meta: RequestMeta): Promise<{ message: string }> {
       const challenge = await liveChallenge(token);
       const user = await deps.users.findById(challenge.userId);

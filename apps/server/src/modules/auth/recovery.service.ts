@@ -84,7 +84,7 @@ export function createRecoveryService(deps: Deps) {
 
   return {
     /**
-     * Spec §7 POST /auth/forgot-password. The answer is the same, and as fast, whether or not the
+     * POST /api/auth/forgot-password. The answer is the same, and as fast, whether or not the
      * email has an account: the lookup and the mail happen after the response.
      */
     forgotPassword(email: string, meta: RequestMeta): { message: string } {
@@ -92,13 +92,13 @@ export function createRecoveryService(deps: Deps) {
       return { message: FORGOT_PASSWORD_MESSAGE };
     },
 
-    /** Spec §7 POST /auth/verifyResetToken. */
+    /** POST /api/auth/verifyResetToken: whether the emailed reset link is still valid. */
     async verifyResetToken(email: string, challenge: string): Promise<boolean> {
       return (await findResetToken(email, challenge)) !== undefined;
     },
 
     /**
-     * Spec §7 POST /auth/reset-password. The token works once; every session of the user ends and
+     * POST /api/auth/reset-password. The token works once; every session of the user ends and
      * the next sign-in still asks for the second factor.
      */
     async resetPassword(body: ResetPasswordBody, meta: RequestMeta): Promise<{ message: string }> {

@@ -12,8 +12,19 @@ import type { RequestMeta } from '../auth/auth.service';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
 import { openInstance, readInstance, type InstanceLocation } from '../studies/instance-location';
 import { renderFitted, renderFrame, type RenderError } from '../thumbnails/render-pool';
+import { middleInstance, studyThumbnailCandidates } from '../thumbnails/thumbnail-source';
 import { isUid } from './http-media';
-import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
+import { frameMediaType, frameTransferSyntax } from '../../dicom/transfer-syntax';
+import {
+  bulkValue,
+  DicomReadError,
+  frameInfo,
+  parseInstance,
+  readFrame,
+  toDicomJson,
+  type DicomJson,
+  type ParsedInstance,
+} from './part10';
 import { answer, parseQidoQuery, sortTags } from './qido';
 
 const gzip = promisify(gzipCb);
@@ -78,7 +89,7 @@ interface Deps {
   store: DicomStore;
   audit: AuditRecorder;
   log: Logger;
-  /** Decoded image size an instance may declare before it is rendered (see pixel-budget.ts). */
+  /** Decoded image size an instance may declare before it is rendered (see dicom/pixel-budget.ts). */
   maxDecodedBytes: number;
 }
 
@@ -299,6 +310,26 @@ export function createDicomwebService(deps: Deps) {
     return pending;
   }
 
+  /** The parsed stored file of one instance, for frames and bulk data. */
+  async function parsedInstance(
+    p: Principal,
+    meta: RequestMeta,
+    studyUid: string,
+    seriesUid: string,
+    sopUid: string,
+    action: 'frames' | 'bulkdata',
+  ) {
+    const r = await resolveInstance(p, studyUid, seriesUid, sopUid, meta, action);
+    const auditKey = `${p.via}:${p.userId}:${p.studyId ?? ''}:${r.series.id}:${action}`;
+    const last = frameAudits.get(auditKey) ?? 0;
+    if (Date.now() - last > FRAME_AUDIT_WINDOW_MS) {
+      frameAudits.set(auditKey, Date.now());
+      if (frameAudits.size > 10_000) frameAudits.clear();
+      await audit(p, meta, action, r.study.id, 'success', { seriesInstanceUid: seriesUid });
+    }
+    return { ...r, parsed: await parseStored(r.instance) };
+  }
+
   return {
     resolveStudy,
     resolveSeries,
@@ -492,22 +523,14 @@ export function createDicomwebService(deps: Deps) {
         study = r.study;
         row = r.instance;
       } else {
-        let rows: InstanceRow[];
         if (seriesUid) {
           const r = await resolveSeries(p, studyUid, seriesUid, meta, 'thumbnail');
           study = r.study;
-          rows = await repo.instancesOfSeries([r.series.id]);
+          row = middleInstance(await repo.instancesOfSeries([r.series.id]));
         } else {
           study = await resolveStudy(p, studyUid, meta, 'thumbnail');
-          const bySeries = new Map<string, InstanceRow[]>();
-          for (const i of await repo.instancesOfStudy(study.id)) {
-            const list = bySeries.get(i.seriesUid);
-            if (list) list.push(i);
-            else bySeries.set(i.seriesUid, [i]);
-          }
-          rows = [...bySeries.values()].reduce<InstanceRow[]>((a, b) => (b.length > a.length ? b : a), []);
+          row = studyThumbnailCandidates(await repo.instancesOfStudy(study.id), (i) => i.seriesUid, 1)[0];
         }
-        row = rows[Math.floor((rows.length - 1) / 2)];
       }
       if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
       await audit(p, meta, 'thumbnail', study.id, 'success', {
@@ -524,24 +547,62 @@ export function createDicomwebService(deps: Deps) {
       return readInstance(deps.storage, location);
     },
 
-    /** The parsed stored file of one instance, for frames and bulk data. */
-    async parsedInstance(
+    parsedInstance,
+
+    /**
+     * Frames of an instance (numbers from 1) as WADO-RS delivers them: the stored codestreams, or
+     * native data in little endian. 404 for an instance without those frames; the frames are read
+     * by `read()`, which answers 422 for a frame the stored file does not hold whole.
+     */
+    async frames(
       p: Principal,
       meta: RequestMeta,
       studyUid: string,
       seriesUid: string,
       sopUid: string,
-      action: 'frames' | 'bulkdata',
+      numbers: number[],
     ) {
-      const r = await resolveInstance(p, studyUid, seriesUid, sopUid, meta, action);
-      const auditKey = `${p.via}:${p.userId}:${p.studyId ?? ''}:${r.series.id}:${action}`;
-      const last = frameAudits.get(auditKey) ?? 0;
-      if (Date.now() - last > FRAME_AUDIT_WINDOW_MS) {
-        frameAudits.set(auditKey, Date.now());
-        if (frameAudits.size > 10_000) frameAudits.clear();
-        await audit(p, meta, action, r.study.id, 'success', { seriesInstanceUid: seriesUid });
+      const { parsed } = await parsedInstance(p, meta, studyUid, seriesUid, sopUid, 'frames');
+      const info = frameInfo(parsed);
+      if (!info) throw new AppError('NOT_FOUND', 'The instance has no frames');
+      if (numbers.some((n) => n > info.count))
+        throw new AppError('NOT_FOUND', `The instance has ${info.count} frame(s)`);
+      const transferSyntax = frameTransferSyntax(parsed.transferSyntaxUid);
+      return {
+        transferSyntax,
+        mediaType: frameMediaType(transferSyntax),
+        read(): Uint8Array[] {
+          try {
+            return numbers.map((n) => readFrame(parsed, n - 1));
+          } catch (err) {
+            if (err instanceof DicomReadError)
+              throw new AppError('UNPROCESSABLE', `This frame cannot be read: ${err.message}`);
+            throw err;
+          }
+        },
+      };
+    },
+
+    /** One bulk data value of an instance (the BulkDataURI of its metadata); 404 when it has none, 422 when cut short. */
+    async bulkData(
+      p: Principal,
+      meta: RequestMeta,
+      studyUid: string,
+      seriesUid: string,
+      sopUid: string,
+      tag: string,
+    ): Promise<{ value: Uint8Array; transferSyntax: string }> {
+      const { parsed } = await parsedInstance(p, meta, studyUid, seriesUid, sopUid, 'bulkdata');
+      let value: Uint8Array | null;
+      try {
+        value = bulkValue(parsed, tag);
+      } catch (err) {
+        if (err instanceof DicomReadError)
+          throw new AppError('UNPROCESSABLE', `This value cannot be read: ${err.message}`);
+        throw err;
       }
-      return { ...r, parsed: await parseStored(r.instance) };
+      if (!value) throw new AppError('NOT_FOUND', 'The instance has no such value');
+      return { value, transferSyntax: frameTransferSyntax(parsed.transferSyntaxUid) };
     },
 
     /** One frame (0-based) of an instance, drawn at full size. */

@@ -1,20 +1,19 @@
-import { inflateRawSync } from 'node:zlib';
-import dcmjs from 'dcmjs';
 import dicomParser, { type DataSet, type Element } from 'dicom-parser';
-import { characterSet, type CharacterSet } from '../studies/dicom-charset';
+import type { CharacterSet } from '../../dicom/charset';
+import { dictionaryVr, readDataSet } from '../../dicom/data-set';
+import { TS } from '../../dicom/transfer-syntax';
+import {
+  dataSetCharacterSet,
+  numberOfFrames,
+  trimStringValue,
+  trimTextValue,
+  trimUidValue,
+  uid,
+} from '../../dicom/values';
 
 /** DICOM JSON (PS3.18 F.2): tag → { vr, Value | InlineBinary | BulkDataURI }. */
 export type DicomJsonValue = { vr: string; Value?: unknown[]; InlineBinary?: string; BulkDataURI?: string };
 export type DicomJson = Record<string, DicomJsonValue>;
-
-export const TS = {
-  implicitLE: '1.2.840.10008.1.2',
-  explicitLE: '1.2.840.10008.1.2.1',
-  deflatedLE: '1.2.840.10008.1.2.1.99',
-  explicitBE: '1.2.840.10008.1.2.2',
-} as const;
-const NATIVE = new Set<string>([TS.implicitLE, TS.explicitLE, TS.deflatedLE, TS.explicitBE]);
-export const isNativeSyntax = (ts: string) => NATIVE.has(ts);
 
 /** The stored file cannot be read (damaged or not DICOM); `frame` is set when only that frame is affected. */
 export class DicomReadError extends Error {
@@ -29,60 +28,16 @@ export interface ParsedInstance {
   bytes: Uint8Array;
 }
 
-const dictionary = dcmjs.data.DicomMetaDictionary.dictionary;
-const vrCache = new Map<string, string>();
-
-/** The VR of a tag from the standard dictionary (implicit-VR files do not carry it); private tags are UN. */
-export function dictionaryVr(tag: string): string {
-  const t = tag.toUpperCase();
-  const cached = vrCache.get(t);
-  if (cached) return cached;
-  const group = t.slice(0, 4);
-  const elem = t.slice(4, 8);
-  let vr: string | undefined;
-  if (elem === '0000') vr = 'UL';
-  else if (parseInt(group, 16) % 2 === 1) vr = elem <= '00FF' && elem >= '0010' ? 'LO' : 'UN';
-  else {
-    const entry =
-      dictionary[`(${group},${elem})`] ??
-      dictionary[`(${group.slice(0, 2)}xx,${elem})`] ??
-      dictionary[`(${group},${elem.slice(0, 2)}xx)`];
-    vr = entry?.vr;
-  }
-  // Entries such as "US or SS" or "OB or OW": the first is right for the pixel-level tags that use them.
-  const out = (vr ?? 'UN').split(/\s|\|/)[0]!.toUpperCase();
-  vrCache.set(t, out);
-  return out;
-}
-
-function inflate(byteArray: Uint8Array, position: number): Uint8Array {
-  const inflated = inflateRawSync(
-    Buffer.from(byteArray.buffer, byteArray.byteOffset + position, byteArray.byteLength - position),
-  );
-  const out = new Uint8Array(position + inflated.length);
-  out.set(byteArray.subarray(0, position), 0);
-  out.set(inflated, position);
-  return out;
-}
-
 /**
  * Parses a stored instance. A file that ends early still yields what was read before the cut,
  * so its metadata can be served and only the pixel data it lacks fails.
  */
 export function parseInstance(bytes: Uint8Array, storedTransferSyntax?: string | null): ParsedInstance {
-  const preamble =
-    bytes.length >= 132 &&
-    bytes[128] === 0x44 &&
-    bytes[129] === 0x49 &&
-    bytes[130] === 0x43 &&
-    bytes[131] === 0x4d;
-  const options = {
-    inflater: inflate,
-    vrCallback: (tag: string) => dictionaryVr(tag.slice(1)),
-    ...(!preamble ? { TransferSyntaxUID: storedTransferSyntax || TS.implicitLE } : {}),
-  } as dicomParser.ParseDicomOptions;
   try {
-    const ds = dicomParser.parseDicom(bytes, options);
+    const ds = readDataSet(bytes, {
+      transferSyntaxUid: storedTransferSyntax || TS.implicitLE,
+      dictionaryVrs: true,
+    });
     return {
       ds,
       transferSyntaxUid: transferSyntaxOf(ds, storedTransferSyntax),
@@ -106,7 +61,7 @@ export function parseInstance(bytes: Uint8Array, storedTransferSyntax?: string |
 }
 
 function transferSyntaxOf(ds: DataSet, stored?: string | null): string {
-  return (ds.string('x00020010') ?? stored ?? TS.implicitLE).replace(/\0/g, '').trim();
+  return uid(ds, 'x00020010') ?? (stored ?? TS.implicitLE).replace(/\0/g, '').trim();
 }
 
 // --- DICOM JSON -----------------------------------------------------------------------------
@@ -143,7 +98,7 @@ export interface JsonOptions {
 
 /** The instance's data set as DICOM JSON. Pixel data and large binaries become BulkDataURIs. */
 export function toDicomJson(p: ParsedInstance, opts: JsonOptions): DicomJson {
-  const cs = characterSet(p.ds.string('x00080005'));
+  const cs = dataSetCharacterSet(p.ds);
   const out = datasetToJson(p.ds, p, cs, opts, true);
   // The file meta group describes the file, not the instance, except for what clients use to decode.
   const ts = p.transferSyntaxUid;
@@ -205,13 +160,9 @@ function elementToJson(
     const text = TEXT_VRS.has(vr)
       ? cs.decode(raw)
       : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
-    const parts = SINGLE_VALUED.has(vr) ? [text.replace(/[\0 ]+$/, '')] : text.split('\\');
+    const parts = SINGLE_VALUED.has(vr) ? [trimTextValue(text)] : text.split('\\');
     const values = parts.map((v) =>
-      vr === 'UI'
-        ? v.replace(/[\0\s]+$/g, '').trim()
-        : vr === 'LT' || vr === 'ST' || vr === 'UT'
-          ? v
-          : v.replace(/[\0]+$/, '').trim(),
+      vr === 'UI' ? trimUidValue(v) : vr === 'LT' || vr === 'ST' || vr === 'UT' ? v : trimStringValue(v),
     );
     if (values.every((v) => v === '')) return { vr };
     if (vr === 'PN') {
@@ -317,8 +268,7 @@ export interface FrameInfo {
 export function frameInfo(p: ParsedInstance): FrameInfo | null {
   const el = p.ds.elements.x7fe00010 ?? p.ds.elements.x7fe00008 ?? p.ds.elements.x7fe00009;
   if (!el) return null;
-  const count = Math.max(1, parseInt(p.ds.string('x00280008') ?? '1', 10) || 1);
-  return { count, encapsulated: Boolean(el.encapsulatedPixelData) };
+  return { count: numberOfFrames(p.ds), encapsulated: Boolean(el.encapsulatedPixelData) };
 }
 
 /**
@@ -380,40 +330,4 @@ export function readFrame(p: ParsedInstance, index: number): Uint8Array {
     return swapped;
   }
   return frame;
-}
-
-/** The transfer syntax a frame is delivered in: the stored one, except that native data is always explicit little endian. */
-export function frameTransferSyntax(p: ParsedInstance): string {
-  return isNativeSyntax(p.transferSyntaxUid) ? TS.explicitLE : p.transferSyntaxUid;
-}
-
-/** Media type of a single frame in a given transfer syntax (PS3.18 Table 8.7.3-2). */
-export function frameMediaType(ts: string): string {
-  if (isNativeSyntax(ts)) return 'application/octet-stream';
-  if (
-    [
-      '1.2.840.10008.1.2.4.50',
-      '1.2.840.10008.1.2.4.51',
-      '1.2.840.10008.1.2.4.57',
-      '1.2.840.10008.1.2.4.70',
-    ].includes(ts)
-  )
-    return 'image/jpeg';
-  if (['1.2.840.10008.1.2.4.80', '1.2.840.10008.1.2.4.81'].includes(ts)) return 'image/jls';
-  if (['1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91'].includes(ts)) return 'image/jp2';
-  if (['1.2.840.10008.1.2.4.201', '1.2.840.10008.1.2.4.202', '1.2.840.10008.1.2.4.203'].includes(ts))
-    return 'image/jphc';
-  if (ts === '1.2.840.10008.1.2.5') return 'image/dicom-rle';
-  if (
-    [
-      '1.2.840.10008.1.2.4.100',
-      '1.2.840.10008.1.2.4.101',
-      '1.2.840.10008.1.2.4.102',
-      '1.2.840.10008.1.2.4.103',
-    ].includes(ts)
-  )
-    return 'video/mpeg';
-  if (['1.2.840.10008.1.2.4.104', '1.2.840.10008.1.2.4.105', '1.2.840.10008.1.2.4.106'].includes(ts))
-    return 'video/mp4';
-  return 'application/octet-stream';
 }

@@ -1,7 +1,8 @@
 import dcmjs from 'dcmjs';
 import { AppError } from '../../http/app-error';
 import { isUid } from './http-media';
-import { dictionaryVr, type DicomJson, type DicomJsonValue } from './part10';
+import { dictionaryVr } from '../../dicom/data-set';
+import type { DicomJson, DicomJsonValue } from './part10';
 
 /** A parsed QIDO-RS query: attribute filters, extra fields to return, paging. */
 export interface QidoQuery {

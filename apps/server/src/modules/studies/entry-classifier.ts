@@ -1,18 +1,12 @@
-import {
-  hasDicmPreamble,
-  NotDicomError,
-  parseDicomHeader,
-  type DicomDirHeader,
-  type InstanceHeader,
-} from './dicom-header';
+import { hasDicmPreamble } from '../../dicom/data-set';
+import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
+import { NotDicomError, parseDicomHeader, type DicomDirHeader, type InstanceHeader } from './dicom-header';
 
 /** What one file of an upload turned out to be. */
 export type EntryOutcome =
   | { kind: 'instance'; header: InstanceHeader }
   | { kind: 'dicomdir'; files: DicomDirHeader['files'] }
   | { kind: 'skip'; reason: string };
-
-const IMPLICIT_LITTLE_ENDIAN = '1.2.840.10008.1.2';
 
 const ARCHIVE_MAGIC: Array<[number, number[]]> = [
   [0, [0x50, 0x4b, 0x03, 0x04]],

@@ -13,7 +13,7 @@ import { ZipLayout } from './download-zip';
 import type { AuditBuffer } from './audit-buffer';
 import { purgeStudy } from './finish-deletes.job';
 import { createStudyListCache } from './study-list-cache';
-import type { ProcessStudyJob } from './process-study.job';
+import type { ProcessStudyJob } from '../ingest/process-study.job';
 import type { StudiesRepository, StudyRow } from './studies.repository';
 
 interface Deps {

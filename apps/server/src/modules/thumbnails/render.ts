@@ -1,9 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import dicomParser from 'dicom-parser';
 import sharp from 'sharp';
-import { inflateDeflated } from '../studies/dicom-header';
-import { pixelGeometry, renderBudgetProblem } from '../studies/pixel-budget';
+import { readDataSet } from '../../dicom/data-set';
+import { pixelGeometry, renderBudgetProblem } from '../../dicom/pixel-budget';
 
 const require = createRequire(import.meta.url);
 
@@ -44,7 +43,7 @@ function imaging(): Promise<Imaging> {
 
 export const THUMBNAIL_SIZE = 256;
 
-/** An image that must not be decoded (see pixel-budget.ts); its message says why. */
+/** An image that must not be decoded (see dicom/pixel-budget.ts); its message says why. */
 export class RenderBudgetError extends Error {
   override readonly name = 'RenderBudgetError';
 }
@@ -53,9 +52,7 @@ export class RenderBudgetError extends Error {
 function checkBudget(file: Uint8Array, maxDecodedBytes: number | undefined): void {
   let geometry;
   try {
-    geometry = pixelGeometry(
-      dicomParser.parseDicom(file, { inflater: inflateDeflated } as dicomParser.ParseDicomOptions),
-    );
+    geometry = pixelGeometry(readDataSet(file));
   } catch {
     throw new RenderBudgetError('malformed DICOM file');
   }

@@ -6,6 +6,7 @@ import type { AccessService } from '../access/access.service';
 import { sessionPrincipal } from '../access/principal';
 import { readInstance, type InstanceLocation } from '../studies/instance-location';
 import { renderThumbnail } from './render-pool';
+import { studyThumbnailCandidates } from './thumbnail-source';
 import type { ThumbnailsRepository } from './thumbnails.repository';
 
 /** Shown where no instance of a study can be drawn (reports, waveforms, unsupported encodings). */
@@ -22,7 +23,7 @@ interface Deps {
   access: AccessService;
   audit: AuditRecorder;
   log: Logger;
-  /** Decoded image size an instance may declare (see pixel-budget.ts). */
+  /** Decoded image size an instance may declare (see dicom/pixel-budget.ts). */
   maxDecodedBytes: number;
 }
 
@@ -40,12 +41,8 @@ export function createThumbnailService(deps: Deps) {
 
   /** Middle instance of each series, largest series first. */
   async function candidates(studyId: string): Promise<InstanceLocation[]> {
-    const found: InstanceLocation[] = [];
-    for (const seriesId of await deps.repo.largestSeries(studyId, MAX_SERIES_TRIED)) {
-      const inst = await deps.repo.instancesOfSeries(seriesId);
-      if (inst.length) found.push(inst[Math.floor((inst.length - 1) / 2)]!);
-    }
-    return found;
+    const rows = await deps.repo.instancesOfStudy(studyId);
+    return studyThumbnailCandidates(rows, (r) => r.seriesId, MAX_SERIES_TRIED);
   }
 
   async function render(studyId: string, version: string) {

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, series, studyThumbnails } from '../../db/schema/index';
 import type { InstanceLocation } from '../studies/instance-location';
@@ -15,28 +15,24 @@ export interface ThumbnailRecord {
 /** Thumbnails kept per study, and the instances they are drawn from. */
 export function createThumbnailsRepository(db: Db) {
   return {
-    /** Ids of the study's largest series (most instances first). */
-    async largestSeries(studyId: string, limit: number): Promise<string[]> {
-      const rows = await db
-        .select({ id: series.id })
-        .from(series)
-        .where(eq(series.studyId, studyId))
-        .orderBy(desc(series.instanceCount), series.seriesNumber)
-        .limit(limit);
-      return rows.map((r) => r.id);
-    },
-
-    /** Where a series' instances are stored, in instance-number order. */
-    instancesOfSeries(seriesId: string): Promise<InstanceLocation[]> {
+    /** Where the study's instances are stored, in series order (series number), then instance-number order. */
+    instancesOfStudy(studyId: string): Promise<Array<InstanceLocation & { seriesId: string }>> {
       return db
         .select({
+          seriesId: instances.seriesId,
           storageKey: instances.storageKey,
           storageOffset: instances.storageOffset,
           sizeBytes: instances.sizeBytes,
         })
         .from(instances)
-        .where(eq(instances.seriesId, seriesId))
-        .orderBy(sql`${instances.instanceNumber} asc nulls last`, instances.sopInstanceUid);
+        .innerJoin(series, eq(series.id, instances.seriesId))
+        .where(eq(instances.studyId, studyId))
+        .orderBy(
+          sql`${series.seriesNumber} asc nulls last`,
+          asc(series.seriesInstanceUid),
+          sql`${instances.instanceNumber} asc nulls last`,
+          asc(instances.sopInstanceUid),
+        );
     },
 
     /** The kept thumbnail of this version of the study, if any. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineJob, type JobQueue } from '../../jobs/queue';
-import type { ProcessStudyJob } from '../studies/process-study.job';
+import type { ProcessStudyJob } from '../ingest/process-study.job';
 import type { StudiesRepository } from '../studies/studies.repository';
 import type { UploadArea } from './upload-area';
 

@@ -12,9 +12,9 @@ export interface UploadTokenClaims {
 }
 
 /**
- * Short-lived upload credentials (spec §7 storage token): HMAC-signed, bound to one user, and
- * signed with a key derived for this purpose only, so a credential can never pass as a session
- * token or the other way round.
+ * Short-lived upload credentials (the answer of GET /api/storage/token): HMAC-signed, bound to one
+ * user, and signed with a key derived for this purpose only, so a credential can never pass as a
+ * session token or the other way round.
  */
 export function createUploadTokens(sessionSecret: string, now: () => Date = () => new Date()) {
   const key = createHmac('sha256', sessionSecret).update('upload-credential/v1').digest();

@@ -4,7 +4,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/session-issuer';
 import type { NewUserRow, UserRow, UsersRepository } from './users.repository';
 
-/** Profile and preference changes (spec §7 PUT /users/{id}): a user edits only their own account. */
+/** Profile and preference changes (PUT /api/users/{id}): a user edits only their own account. */
 export function createUsersService(deps: { users: UsersRepository; audit: AuditRecorder; now: () => Date }) {
   return {
     async updateOwn(
@@ -50,7 +50,7 @@ export function createUsersService(deps: { users: UsersRepository; audit: AuditR
         changes.shareMedicalData = body.shareMedicalData;
         changes.shareMedicalDataUpdatedAt = at;
       }
-      // Spec §4: turning two-factor on with no method set also sets the method to email.
+      // Turning two-factor on with no method set also sets the method to email (see docs/spec-deviations.md).
       if (body.mfaEnabled === true && !(body.mfaMethod ?? actor.mfaMethod)) changes.mfaMethod = 'email';
       if (Object.keys(changes).length === 0) return actor;
       const updated = await deps.users.update(actor.id, { ...changes, updatedAt: at });

@@ -8,7 +8,7 @@ import type { ViewerService } from './viewer.service';
 const id = z.string().min(1).max(200);
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema };
 
-/** Spec §7: `POST /studies/transfer/{id}` and `GET /dicom/viewer/{studyId}`. */
+/** The viewer calls: `POST /api/studies/transfer/{id}` and `GET /api/dicom/viewer/{studyId}`. */
 export function viewerRoutes(viewer: ViewerService): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(

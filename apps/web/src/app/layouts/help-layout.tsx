@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { SkipLink } from './skip-link';
 
-/** Help centre (spec §2): public-style layout with a 'Return to Home' button. */
+/** Help centre: public-style layout with a 'Return to Home' button. */
 export function HelpLayout() {
   return (
     <div className="flex min-h-full flex-col">

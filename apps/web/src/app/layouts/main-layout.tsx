@@ -11,7 +11,7 @@ import { SidebarNav } from './sidebar-nav';
 import { SkipLink } from './skip-link';
 import { UserMenu } from './user-menu';
 
-/** Signed-in shell (spec §2): top bar with the user menu, left sidebar, page content. */
+/** Signed-in shell: top bar with the user menu, left sidebar, page content. */
 export function MainLayout() {
   const user = useCurrentUser();
   const isAdmin = user.role === 'admin';

@@ -17,7 +17,7 @@ export interface NavItem {
   icon: LucideIcon;
 }
 
-/** Spec §2 sidebar, in order. */
+/** The sidebar's entries, in order. */
 export const NAV_ITEMS: readonly NavItem[] = [
   { to: paths.home, label: 'Dashboard', icon: LayoutDashboard },
   { to: paths.studies, label: 'My Studies', icon: FileImage },

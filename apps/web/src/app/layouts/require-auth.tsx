@@ -8,9 +8,9 @@ import { NotFoundCard } from '../routes/not-found';
 const LoginRoute = lazy(() => import('../routes/login'));
 
 /**
- * Signed-in area. A signed-out visitor sees the login page at the same URL (spec §2 "any other
- * path shows the login page"), so a deep link opens once they sign in. A link carrying a
- * `mode` is forwarded to its target (spec §2 mode redirects).
+ * Signed-in area. A signed-out visitor sees the login page at the same URL, so a deep link opens
+ * once they sign in. A link carrying a `mode` is forwarded to its target (see
+ * features/auth/utils/post-sign-in-target.ts).
  */
 export function RequireAuth() {
   const { data: user } = useMe();

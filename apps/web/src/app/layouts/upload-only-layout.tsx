@@ -5,7 +5,7 @@ import { FullPageSpinner } from '@/components/full-page-spinner';
 import { SkipLink } from './skip-link';
 import { UserMenu } from './user-menu';
 
-/** /uploadOnly (spec §2): the upload page without sidebar; the user menu has identity and Logout only. */
+/** /uploadOnly: the upload page without sidebar; the user menu has identity and Logout only. */
 export function UploadOnlyLayout() {
   return (
     <div className="flex min-h-full flex-col">

@@ -28,7 +28,7 @@ function Avatar({ name }: { name: string | null }) {
 }
 
 /**
- * Spec §2 user menu: avatar initials, name or 'User', email; Notifications, Help, Invite User,
+ * The user menu: avatar initials, name or 'User', email; Notifications, Help, Invite User,
  * Share, Logout. `minimal` (the /uploadOnly page) keeps only the identity and Logout.
  */
 export function UserMenu({ minimal = false }: { minimal?: boolean }) {

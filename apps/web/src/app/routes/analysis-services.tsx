@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /analysis/services (spec §2 Analysis services page). */
+/** /analysis/services: the Analysis services page. */
 export default function AnalysisServicesRoute() {
   return (
     <>

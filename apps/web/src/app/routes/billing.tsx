@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /billing (spec §2 Transaction History). */
+/** /billing: the Transaction History page. */
 export default function BillingRoute() {
   return (
     <>

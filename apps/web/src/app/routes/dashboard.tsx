@@ -13,7 +13,7 @@ import { StudyCards } from '@/features/studies/components/study-cards';
 import { PendingJobsBadge } from '@/features/studies/components/pending-jobs-badge';
 import { firstName } from '@/lib/format';
 
-/** '/' (spec §2 Dashboard). */
+/** '/': the Dashboard. */
 export default function DashboardRoute() {
   const user = useCurrentUser();
   const studies = useUserStudies(user.id);
@@ -47,7 +47,7 @@ export default function DashboardRoute() {
           </div>
         </div>
       </div>
-      {/* Spec §2: the onboarding belongs to the Dashboard, whose 'Upload New Study' its first step names. */}
+      {/* The onboarding belongs to the Dashboard, whose 'Upload New Study' its first step names. */}
       <WelcomeDialog user={user} />
     </>
   );

@@ -2,7 +2,7 @@ import { ForgotPasswordForm } from '@/features/auth/components/forgot-password-f
 import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
-/** /forgot-password (spec §2). */
+/** /forgot-password: the Forgot Password page. */
 export default function ForgotPasswordRoute() {
   return (
     <AuthLayout title="Forgot Password">

@@ -5,7 +5,7 @@ import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 
-/** /help/:id (spec §2 article page). */
+/** /help/:id: a help centre article. */
 export default function HelpArticleRoute() {
   return (
     <>

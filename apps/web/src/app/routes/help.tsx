@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /help (spec §2 Help centre). */
+/** /help: the Help centre. */
 export default function HelpRoute() {
   return (
     <>

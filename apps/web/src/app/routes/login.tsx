@@ -7,7 +7,7 @@ import { GoogleSignIn } from '@/features/auth/components/google-sign-in';
 import { LoginForm } from '@/features/auth/components/login-form';
 import { AuthLayout } from '@/components/layouts/auth-layout';
 
-/** '/', '/login' and any signed-out path (spec §2). */
+/** '/', '/login' and any signed-out path: the login page. */
 export default function LoginRoute() {
   const config = usePublicConfig();
   // Set by the emailed unlock link (GET /api/auth/unlock), which redirects here.

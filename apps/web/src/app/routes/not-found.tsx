@@ -4,7 +4,7 @@ import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 
-/** Spec §2: any unknown signed-in path shows a card '404 Page Not Found'. */
+/** Any unknown signed-in path shows a card '404 Page Not Found'. */
 export function NotFoundCard() {
   useDocumentTitle('Page Not Found');
   return (

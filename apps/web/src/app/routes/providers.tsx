@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /providers (spec §2 Healthcare Providers). */
+/** /providers: the Healthcare Providers page. */
 export default function ProvidersRoute() {
   return (
     <>

@@ -2,7 +2,7 @@ import { usePublicConfig } from '@/features/auth/api/get-public-config';
 import { RegisterMedicalForm } from '@/features/auth/components/register-medical-form';
 import { AuthLayout } from '@/components/layouts/auth-layout';
 
-/** /register/medical (spec §2): a professional's application; an admin verifies the licence. */
+/** /register/medical: a professional's application; an admin verifies the licence. */
 export default function RegisterMedicalRoute() {
   const config = usePublicConfig();
   return (

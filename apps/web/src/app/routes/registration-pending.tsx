@@ -2,7 +2,7 @@ import { Clock } from 'lucide-react';
 import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
-/** /registration-pending (spec §2, §4): where a professional lands after applying. */
+/** /registration-pending: where a professional lands after applying. */
 export default function RegistrationPendingRoute() {
   return (
     <AuthLayout title="Registration Pending">

@@ -2,7 +2,7 @@ import { ResetPasswordForm } from '@/features/auth/components/reset-password-for
 import { AuthLayout } from '@/components/layouts/auth-layout';
 import { BackToLogin } from './back-to-login';
 
-/** /reset-password?email&challenge (spec §2): the emailed link's page. */
+/** /reset-password?email&challenge: the emailed link's page. */
 export default function ResetPasswordRoute() {
   return (
     <AuthLayout title="Reset Password">

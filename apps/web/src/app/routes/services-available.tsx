@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /services/available (spec §2 Available Services). */
+/** /services/available: the Available Services page. */
 export default function ServicesAvailableRoute() {
   return (
     <>

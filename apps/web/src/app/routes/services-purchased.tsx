@@ -1,7 +1,7 @@
 import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 
-/** /services/purchased (spec §2 Purchased Services). */
+/** /services/purchased: the Purchased Services page. */
 export default function ServicesPurchasedRoute() {
   return (
     <>

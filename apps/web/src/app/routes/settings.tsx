@@ -8,9 +8,9 @@ import { PrivacySettings } from '@/features/settings/components/privacy-settings
 import { SessionsCard } from '@/features/settings/components/sessions-card';
 
 /**
- * /settings (spec §2). The spec's subtitle ('View and manage your purchased services') is copied
- * from another page and its Consent tab is empty; this page describes itself and shows consents
- * (see docs/spec-deviations.md).
+ * /settings. The product specification's subtitle ('View and manage your purchased services') is
+ * copied from another page and its Consent tab is empty; this page describes itself and shows
+ * consents (see docs/spec-deviations.md).
  */
 export default function SettingsRoute() {
   const user = useCurrentUser();

@@ -5,7 +5,7 @@ import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 
-/** /share (spec §2 Share & Embed). */
+/** /share: the Share & Embed page. */
 export default function ShareRoute() {
   return (
     <>

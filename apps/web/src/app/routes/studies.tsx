@@ -12,7 +12,7 @@ import { PendingJobsBadge } from '@/features/studies/components/pending-jobs-bad
 
 type StudiesTab = 'my_studies' | 'shared_studies';
 
-/** Spec §2: tab = my_studies (default, also when invalid) or shared_studies. */
+/** The Studies list's ?tab: my_studies (default, also when invalid) or shared_studies. */
 function readTab(value: string | null): StudiesTab {
   return value === 'shared_studies' ? 'shared_studies' : 'my_studies';
 }

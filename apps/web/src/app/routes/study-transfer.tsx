@@ -7,7 +7,7 @@ import { paths } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { ViewerLauncher } from '@/features/viewer/components/viewer-launcher';
 
-/** /studies/transfer/:studyId (spec §2): prepares the study, then opens it in the viewer. */
+/** /studies/transfer/:studyId: prepares the study, then opens it in the viewer. */
 export default function StudyTransferRoute() {
   useDocumentTitle('Study Viewer');
   const { studyId } = useParams();

@@ -4,7 +4,7 @@ import { useCurrentUser } from '@/features/auth/api/get-me';
 import { UploadStudy } from '@/features/upload/components/upload-study';
 import { safeAppPath } from '@/lib/safe-url';
 
-/** /upload and /uploadOnly (spec §2 Upload Medical Study). */
+/** /upload and /uploadOnly: the Upload Medical Study page. */
 export default function UploadRoute() {
   const [params] = useSearchParams();
   const location = useLocation();

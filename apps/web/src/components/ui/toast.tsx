@@ -4,7 +4,7 @@ import { Toast as ToastPrimitive } from 'radix-ui';
 import type { ComponentProps, ReactElement } from 'react';
 import { cn } from '@/lib/utils';
 
-/** Spec §9: display time 5000 ms, swipe threshold 50 px. */
+/** Toast display time 5000 ms, swipe threshold 50 px. */
 export const TOAST_DURATION_MS = 5000;
 export const TOAST_SWIPE_THRESHOLD_PX = 50;
 
@@ -19,7 +19,7 @@ export function ToastProvider(props: ComponentProps<typeof ToastPrimitive.Provid
   );
 }
 
-/** Spec §9: hotkey F8; at most 420 px wide on medium screens and up. */
+/** The toast area: hotkey F8; at most 420 px wide on medium screens and up. */
 export function ToastViewport({ className, ...props }: ComponentProps<typeof ToastPrimitive.Viewport>) {
   return (
     <ToastPrimitive.Viewport

@@ -11,9 +11,9 @@ export function logout(): Promise<{ message: string }> {
 }
 
 /**
- * Spec §4 logout: end the session, forget everything cached about the user, clear local and
+ * Logout: end the session, forget everything cached about the user, clear local and
  * session storage, toast, go to '/'. Cookies are httpOnly, so only the server can clear them.
- * `mutate({ reason: 'inactivity' })` is the inactivity timer's sign-out (spec §4 'Session Expired').
+ * `mutate({ reason: 'inactivity' })` is the inactivity timer's sign-out (toast 'Session Expired').
  */
 export function useLogout() {
   const queryClient = useQueryClient();

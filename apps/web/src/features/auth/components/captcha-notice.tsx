@@ -1,6 +1,6 @@
 import type { PublicConfig } from '@mi/contracts/auth';
 
-/** Spec §2 login "captcha notice": says which captcha protects the form. */
+/** The login page's captcha notice: says which captcha protects the form. */
 export function CaptchaNotice({ provider }: { provider: PublicConfig['captcha']['provider'] }) {
   if (provider === 'recaptcha') {
     return (

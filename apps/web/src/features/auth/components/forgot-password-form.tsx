@@ -13,10 +13,10 @@ import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { useForgotPassword } from '../api/forgot-password';
 
-// Spec §5: email required, email type (the server's rule).
+// Email required, email type (the server's rule).
 type ForgotValues = z.infer<typeof forgotPasswordBodySchema>;
 
-/** /forgot-password (spec §2, §8): asks for a reset link; the answer never says whether the email exists. */
+/** /forgot-password: asks for a reset link; the answer never says whether the email exists. */
 export function ForgotPasswordForm() {
   const id = useId();
   const forgot = useForgotPassword();

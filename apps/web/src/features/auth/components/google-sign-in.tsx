@@ -41,7 +41,7 @@ function loadGoogleIdentity(): Promise<GoogleIdentity> {
 }
 
 /**
- * Spec §2 login: the Google sign-in button. Google hands us an ID token, which the server
+ * The login page's Google sign-in button. Google hands us an ID token, which the server
  * verifies (POST /api/auth/google); the rest is the same as a password sign-in.
  */
 export function GoogleSignIn({ clientId }: { clientId: string | null | undefined }) {
@@ -84,7 +84,7 @@ function GoogleButton({ clientId }: { clientId: string }) {
         setState('ready');
       },
       (err: unknown) => {
-        // Spec §8: a missing Google library is only logged.
+        // A missing Google library is only logged.
         console.error('Google sign-in could not be loaded', err);
         if (active) setState('failed');
       },

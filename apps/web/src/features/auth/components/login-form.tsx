@@ -25,7 +25,7 @@ const loginFormSchema = loginBodySchema.pick({ email: true, password: true });
 type LoginValues = z.infer<typeof loginFormSchema>;
 
 /**
- * Email + password sign-in (spec §2, §4, §5, §8). On success the session cookies are set by the
+ * Email + password sign-in on the login page. On success the session cookies are set by the
  * server; refetching /api/auth/me flips the app to signed-in and the router takes the user on.
  */
 export function LoginForm({ config }: { config: PublicConfig | undefined }) {

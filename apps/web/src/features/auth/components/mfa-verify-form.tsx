@@ -20,7 +20,7 @@ import { useVerifyMfa } from '../api/verify-mfa';
 
 const MISSING_PARAMS = 'Missing email or user ID in URL parameters.';
 
-// Spec §5: the code is required (the server's rule); email and userId come from the URL.
+// The code is required (the server's rule); email and userId come from the URL.
 const mfaCodeSchema = mfaVerifyBodySchema.pick({ mfaSecret: true });
 type MfaCodeValues = z.infer<typeof mfaCodeSchema>;
 
@@ -28,14 +28,14 @@ function toastMissingParams() {
   toast({ title: 'Error', description: MISSING_PARAMS, variant: 'destructive' });
 }
 
-/** 30 → '0:30' (spec §2: the resend countdown shows m:ss). */
+/** 30 → '0:30' (the resend countdown shows m:ss). */
 export function formatCountdown(seconds: number): string {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
 /**
- * /mfa/verify?userId&email (spec §2, §4, §5, §8): the second step of a sign-in. The pending-login
+ * /mfa/verify?userId&email: the second step of a sign-in. The pending-login
  * cookie set by the password step travels with the request; the code alone signs nobody in.
  */
 export function MfaVerifyForm() {
@@ -73,7 +73,7 @@ export function MfaVerifyForm() {
     }
     try {
       const res = await verify.mutateAsync({ mfaSecret, email, userId });
-      // Spec §4: cache the user (the response carries no tokens the SPA keeps), then toast.
+      // Cache the user (the response carries no tokens the SPA keeps), then toast.
       queryClient.setQueryData(queryKeys.me, res.user);
       toast({ title: 'Logged in successfully' });
     } catch (err) {

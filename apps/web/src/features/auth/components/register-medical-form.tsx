@@ -28,7 +28,7 @@ import { CaptchaNotice } from './captcha-notice';
 import { TermsCheckbox } from './terms-checkbox';
 
 /**
- * Spec §5 professional form rules: the server's payload rules (licence, specialty, terms) plus the
+ * Professional registration rules: the server's payload rules (licence, specialty, terms) plus the
  * form's own fields, where phone, hospital and position are required.
  */
 const registerMedicalSchema = withPasswordConfirmation(
@@ -54,7 +54,7 @@ type RegisterMedicalInput = z.input<typeof registerMedicalSchema>;
 type RegisterMedicalValues = z.output<typeof registerMedicalSchema>;
 
 /**
- * /register/medical (spec §2): the professional's application. The account is stored as a
+ * /register/medical: the professional's application. The account is stored as a
  * professional with the licence and waits for an admin; the user goes to /registration-pending.
  */
 export function RegisterMedicalForm({ config }: { config: PublicConfig | undefined }) {

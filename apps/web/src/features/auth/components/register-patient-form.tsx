@@ -22,7 +22,7 @@ import { CaptchaField, type CaptchaHandle } from './captcha-field';
 import { CaptchaNotice } from './captcha-notice';
 import { TermsCheckbox } from './terms-checkbox';
 
-/** Spec §5 patient registration rules: the server's payload rules plus the form's own fields. */
+/** Patient registration rules: the server's payload rules plus the form's own fields. */
 const registerPatientSchema = withPasswordConfirmation(
   registerFieldsSchema.pick({ email: true, password: true }).extend({
     ...registrationFormFieldsSchema.pick({

@@ -19,7 +19,7 @@ import { useResetPassword } from '../api/reset-password';
 import { useVerifyResetToken } from '../api/verify-reset-token';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
 
-// Spec §5 reset rules: both required, matching, the reset-password strength rule and message.
+// The reset form's rules: both required, matching, the reset-password strength rule and message.
 const resetSchema = withPasswordConfirmation(
   resetPasswordBodySchema.pick({ newPassword: true }).extend({
     confirmPassword: z.string().min(1, PASSWORD_REQUIRED_MESSAGE),
@@ -29,7 +29,7 @@ const resetSchema = withPasswordConfirmation(
 type ResetValues = z.infer<typeof resetSchema>;
 
 /**
- * /reset-password?email&challenge (spec §2): checks the link first (spinner), then shows the form
+ * /reset-password?email&challenge: checks the link first (spinner), then shows the form
  * or 'The reset password link was expired'. On success: toast and go to '/'.
  */
 export function ResetPasswordForm() {

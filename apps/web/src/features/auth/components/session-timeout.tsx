@@ -8,7 +8,7 @@ import { meQueryOptions } from '../api/get-me';
 import { useLogout } from '../api/logout';
 import { refreshSession } from '../api/refresh-session';
 
-/** Spec §4: events that count as activity, throttled to once per second (spec §9). */
+/** Events that count as activity, throttled to once per second. */
 const ACTIVITY_EVENTS = ['mousedown', 'keydown', 'keypress', 'touchstart', 'click'] as const;
 const ACTIVITY_THROTTLE_MS = 1_000;
 const TICK_MS = 500;
@@ -20,7 +20,7 @@ function formatRemaining(ms: number): string {
 }
 
 /**
- * The inactivity timer (spec §4, §9), mounted only while someone is signed in: after
+ * The inactivity timer, mounted only while someone is signed in: after
  * `idleMinutes` without activity the user is signed out; `warningMinutes` before that the
  * 'Session Timeout Warning' dialog counts down. The timings come from the server (GET
  * /api/config), which enforces the same idle timeout on its side. While the user is active, the

@@ -7,7 +7,7 @@ import { meQueryOptions } from '../api/get-me';
 import { carrySearch } from '../utils/post-sign-in-target';
 
 /**
- * Spec §4 Login, shared by the password form and Google sign-in: with a second factor, show the
+ * The end of a sign-in, shared by the password form and Google sign-in: with a second factor, show the
  * message and go to /mfa/verify with userId and email; otherwise read the user (the session
  * cookies are set) and toast. Returns false when the caller should let the user try again.
  */

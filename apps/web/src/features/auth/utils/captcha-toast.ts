@@ -1,6 +1,6 @@
 import { toast } from '@/hooks/use-toast';
 
-/** Spec §5: shown when no captcha token exists or the server rejects it. */
+/** The 'reCAPTCHA Error' toast: shown when no captcha token exists or the server rejects it. */
 export function toastCaptchaError(): void {
   toast({
     title: 'reCAPTCHA Error',

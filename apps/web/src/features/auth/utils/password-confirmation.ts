@@ -2,7 +2,7 @@ import { PASSWORDS_MISMATCH_MESSAGE } from '@mi/contracts/rules';
 import type { z } from 'zod';
 
 /**
- * Spec §5: `confirmPassword` must repeat the password field `passwordKey`. The check runs even while
+ * `confirmPassword` must repeat the password field `passwordKey`. The check runs even while
  * other fields are still invalid, so a mismatch shows with the first submit.
  */
 export function withPasswordConfirmation<T extends z.ZodObject>(schema: T, passwordKey = 'password'): T {

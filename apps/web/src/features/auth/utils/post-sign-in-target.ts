@@ -1,7 +1,7 @@
 import { paths, withQuery } from '@/config/paths';
 
 /**
- * Spec §2 'mode' redirects: where a link with ?mode=… lands once the user is signed in, or null
+ * The 'mode' redirects: where a link with ?mode=… lands once the user is signed in, or null
  * when the URL has no (known) mode. The returned URL never carries `mode`, so it cannot loop.
  */
 export function modeRedirect(search: string): string | null {

@@ -18,7 +18,7 @@ function Counter({ label, value, icon: Icon }: { label: string; value: number | 
 }
 
 /**
- * Spec §2 dashboard counters. Analysis counts come from orders; until the user has ordered an
+ * The Dashboard's counters. Analysis counts come from orders; until the user has ordered an
  * analysis they are truly 0.
  */
 export function StatCounters({

@@ -9,7 +9,7 @@ import {
   DialogTitle,
 } from '@/components/ui/dialog';
 
-/** User menu → Invite User (spec §2). Sending invitations is a later issue; the dialog says so. */
+/** User menu → Invite User. Sending invitations is a later issue; the dialog says so. */
 export function InviteUserDialog({
   open,
   onOpenChange,

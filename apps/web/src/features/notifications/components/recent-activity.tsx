@@ -14,7 +14,7 @@ import { cn } from '@/lib/utils';
 import { useNotifications } from '../api/get-notifications';
 import { useMarkNotificationRead } from '../api/mark-notification-read';
 
-/** Spec §9: a read notification slides away for 300 ms before the list refreshes. */
+/** A read notification slides away for 300 ms before the list refreshes. */
 export const NOTIFICATION_REMOVAL_DELAY_MS = 300;
 
 const ICONS: Record<Notification['type'], LucideIcon> = {
@@ -64,7 +64,7 @@ function NotificationCard({
   );
 }
 
-/** Spec §2 Dashboard 'Recent Activity': unread notifications, each can be marked read. */
+/** The Dashboard's 'Recent Activity' panel: unread notifications, each can be marked read. */
 export function RecentActivity({ compact = false }: { compact?: boolean }) {
   const queryClient = useQueryClient();
   const notifications = useNotifications();

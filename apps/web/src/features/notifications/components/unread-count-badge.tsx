@@ -1,6 +1,6 @@
 import { useNotifications } from '../api/get-notifications';
 
-/** Unread notifications count next to the user menu's Notifications item (spec §2). */
+/** Unread notifications count next to the user menu's Notifications item. */
 export function UnreadCountBadge() {
   const { data } = useNotifications();
   const count = data?.unreadCount ?? 0;

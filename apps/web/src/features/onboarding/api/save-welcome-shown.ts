@@ -13,7 +13,7 @@ export function useSaveWelcomeShown() {
   return useMutation({
     mutationFn: saveWelcomeShown,
     onSuccess: (user) => queryClient.setQueryData(queryKeys.me, user),
-    // Spec §8 lists no toast for this; a failure only means the dialog may show again next time.
+    // No toast for this; a failure only means the dialog may show again next time.
     onError: (err) => console.error('Saving the welcome dialog state failed', err),
   });
 }

@@ -19,7 +19,7 @@ interface Step {
   icon: LucideIcon;
 }
 
-/** Spec §2 Dashboard: the six onboarding steps, in order. */
+/** The Dashboard's six onboarding steps, in order. */
 export const ONBOARDING_STEPS: readonly Step[] = [
   {
     title: 'Click Upload New Study',
@@ -54,7 +54,7 @@ export const ONBOARDING_STEPS: readonly Step[] = [
 ];
 
 /**
- * Welcome dialog (spec §2, §4): shown while welcomeModalShown is false. Skip, Done or closing it
+ * Welcome dialog: shown while welcomeModalShown is false. Skip, Done or closing it
  * saves welcomeModalShown=true.
  */
 export function WelcomeDialog({ user }: { user: User }) {

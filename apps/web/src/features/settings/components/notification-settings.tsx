@@ -6,7 +6,7 @@ import { toast } from '@/hooks/use-toast';
 import { useUpdateUser } from '../api/update-user';
 import { SettingRow } from './setting-row';
 
-/** Settings → Notifications (spec §2, §8). A failed save is only logged (spec §8). */
+/** Settings → Notifications. A failed save is only logged. */
 export function NotificationSettings({ user }: { user: User }) {
   const id = useId();
   const update = useUpdateUser();

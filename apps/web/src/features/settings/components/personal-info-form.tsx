@@ -13,7 +13,7 @@ import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useUpdateUser } from '../api/update-user';
 
-/** A field the update leaves out when it is empty (spec §5), checked by the server's rule otherwise. */
+/** A field the update leaves out when it is empty, checked by the server's rule otherwise. */
 function leftOutWhenEmpty<T extends z.ZodType<unknown, string | undefined>>(rule: T) {
   return z
     .string()
@@ -31,7 +31,7 @@ const personalInfoSchema = z.object({
 type PersonalInfoInput = z.input<typeof personalInfoSchema>;
 type PersonalInfoValues = z.output<typeof personalInfoSchema>;
 
-/** Settings → Personal Info (spec §2, §5, §8). Empty values are left out of the update. */
+/** Settings → Personal Info. Empty values are left out of the update. */
 export function PersonalInfoForm({ user }: { user: User }) {
   const id = useId();
   const update = useUpdateUser();

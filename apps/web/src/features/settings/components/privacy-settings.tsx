@@ -15,9 +15,9 @@ import { TotpSetupDialog } from './totp-setup-dialog';
 const completed = (description: string) => toast({ title: 'Update Completed', description });
 
 /**
- * Settings → Privacy & Sharing (spec §2, §4, §5, §8): sharing consent, two-factor sign-in and its
+ * Settings → Privacy & Sharing: sharing consent, two-factor sign-in and its
  * method (email codes, or an authenticator app — an addition, see docs/spec-deviations.md).
- * Failures of these toggles are only logged (spec §8).
+ * Failures of these toggles are only logged.
  */
 export function PrivacySettings({ user }: { user: User }) {
   const id = useId();

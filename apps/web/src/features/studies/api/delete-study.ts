@@ -24,7 +24,7 @@ export async function deleteStudy({
   }
 }
 
-/** Spec §7: afterwards the user's studies and the current user (storage use) are read again. */
+/** After a deletion, the user's studies and the current user (storage use) are read again. */
 export function useDeleteStudy() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
-/** Spec §9: job polling interval. */
+/** How often pending jobs are polled. */
 export const JOB_POLL_INTERVAL_MS = 5000;
 
 /** GET /api/jobs/pending/{userId}. */
@@ -16,7 +16,7 @@ export function processJobCount(jobs: PendingJobs | undefined): number {
   return jobs?.jobs.filter((j) => j.name === 'process-study').length ?? 0;
 }
 
-/** Spec §4: polled every 5000 ms while anything is pending, otherwise not at all. */
+/** Polled every 5000 ms while anything is pending, otherwise not at all. */
 export function pendingJobsQueryOptions(userId: string) {
   return queryOptions({
     queryKey: queryKeys.pendingJobs.byUser(userId),
@@ -27,7 +27,7 @@ export function pendingJobsQueryOptions(userId: string) {
 
 /**
  * Pending jobs of the user, re-read on entering the page. When the count of process-study jobs
- * falls from above 0 to 0 the studies list is read again (spec §4), and so are the
+ * falls from above 0 to 0 the studies list is read again, and so are the
  * notifications, since each finished job leaves one.
  */
 export function usePendingJobs(userId: string) {

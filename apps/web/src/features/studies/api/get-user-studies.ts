@@ -11,7 +11,7 @@ export async function getUserStudies(userId: string, signal?: AbortSignal): Prom
     });
     return res.data;
   } catch (err) {
-    // Spec §7: this answer means an empty list, not a failure.
+    // This answer means an empty list, not a failure.
     if (err instanceof ApiError && err.serverMessage === 'No studies found for this user') return [];
     throw err;
   }
@@ -24,7 +24,7 @@ export function userStudiesQueryOptions(userId: string) {
   });
 }
 
-/** Spec §4: the list is read again each time a page showing it is entered. */
+/** The list is read again each time a page showing it is entered. */
 export function useUserStudies(userId: string) {
   return useQuery({ ...userStudiesQueryOptions(userId), refetchOnMount: 'always' });
 }

@@ -1,6 +1,6 @@
 import { Loader2 } from 'lucide-react';
 
-/** Full-screen blocking notice while a study action runs (spec §2 busy overlays). */
+/** Full-screen blocking notice while a study action runs, e.g. 'Deleting study, please wait...'. */
 export function BusyOverlay({ message }: { message: string | null }) {
   if (!message) return null;
   return (

@@ -1,7 +1,7 @@
 import { DayPicker, type DateRange } from 'react-day-picker';
 import 'react-day-picker/style.css';
 
-/** Two months side by side (spec §2); loaded only when the date filter opens. */
+/** Two months side by side; loaded only when the date filter opens. */
 export default function DateRangeCalendar({
   selected,
   onDayClick,

@@ -18,7 +18,7 @@ function label(range: DateFilter): string {
   return 'Study date range';
 }
 
-/** Spec §2: a two-month range picker that closes once the end date is chosen. */
+/** The Studies list's date filter: a two-month range picker that closes once the end date is chosen. */
 export function DateRangeFilter({
   value,
   onChange,

@@ -26,7 +26,7 @@ import { StudiesTable } from './studies-table';
 import { StudyFilterBar } from './study-filter-bar';
 import { StudyInfoDialog } from './study-info-dialog';
 
-/** The My Studies tab (spec §2 Studies list): filter bar, sortable table and row actions. */
+/** The My Studies tab of the Studies list: filter bar, sortable table and row actions. */
 export function MyStudies({
   userId,
   newOnly,

@@ -1,7 +1,7 @@
 import { Loader2 } from 'lucide-react';
 import { Tooltip } from '@/components/ui/tooltip';
 
-/** Spec §2: shown while process-study jobs are pending, with 'You have N pending jobs'. */
+/** The Studies list's 'Pending Jobs' badge: shown while process-study jobs are pending. */
 export function PendingJobsBadge({ count }: { count: number }) {
   if (count <= 0) return null;
   const hint = `You have ${count} pending jobs`;

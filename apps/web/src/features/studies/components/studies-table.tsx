@@ -22,7 +22,7 @@ interface Column {
   sortKey?: StudySortKey;
 }
 
-/** Spec §2 columns and their sort keys. */
+/** The Studies list's columns and their sort keys. */
 const COLUMNS: Column[] = [
   { label: 'Study Description', sortKey: 'id' },
   { label: 'Patient Name', sortKey: 'patientName' },

@@ -65,7 +65,7 @@ function StudyCard({ study }: { study: StudyListItem }) {
   );
 }
 
-/** Spec §2 Dashboard: search, modality filter and a grid of study cards. */
+/** The Dashboard's studies: search, modality filter and a grid of study cards. */
 export function StudyCards({
   studies,
   isPending,

@@ -23,7 +23,7 @@ export function SearchInput({ value, onChange }: { value: string; onChange: (val
   );
 }
 
-/** 'All Types' plus the distinct modalities of the user's studies (spec §2). */
+/** 'All Types' plus the distinct modalities of the user's studies. */
 export function ModalitySelect({
   value,
   modalities,

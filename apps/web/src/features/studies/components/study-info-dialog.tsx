@@ -24,7 +24,7 @@ function patientInformation(study: StudyListItem, details: Study | undefined, fa
   return parts.length ? parts.join(', ') : 'N/A';
 }
 
-/** Spec §2 'Study Information': every missing value reads 'N/A'. Text from the files is shown as text. */
+/** The 'Study Information' dialog: every missing value reads 'N/A'. Text from the files is shown as text. */
 export function StudyInfoDialog({ study, onClose }: { study: StudyListItem | null; onClose: () => void }) {
   const details = useStudy(study?.id ?? null);
   const loaded = details.data?.id === study?.id ? details.data : undefined;

@@ -3,7 +3,7 @@ import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
 import { getAnalysisPath, studyTransferPath } from '@/config/paths';
 import { formatPersonName } from '@/lib/format';
 
-/** Spec §2 sortable keys. */
+/** The Studies list's sortable columns. */
 export type StudySortKey =
   'id' | 'patientName' | 'type' | 'uploadDate' | 'studyDate' | 'latestCompletionDate';
 export type SortDirection = 'asc' | 'desc';
@@ -12,16 +12,16 @@ export interface StudySort {
   direction: SortDirection;
 }
 
-/** Spec §9 default sort. */
+/** Default sort: newest upload first. */
 export const DEFAULT_SORT: StudySort = { key: 'uploadDate', direction: 'desc' };
 
-/** Spec §2: the same column toggles its direction; a new column starts ascending. */
+/** The same column toggles its direction; a new column starts ascending. */
 export function nextSort(current: StudySort, key: StudySortKey): StudySort {
   if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
   return { key, direction: 'asc' };
 }
 
-/** Spec §3 Study filter. `modality` is 'all' or one modality. */
+/** The Studies list's filter. `modality` is 'all' or one modality. */
 export interface StudyFilter {
   search: string;
   modality: string;
@@ -37,7 +37,7 @@ function time(value: string | null | undefined): number {
   return isValid(date) ? date.getTime() : 0;
 }
 
-/** Spec §5: a study without a date counts as the epoch. */
+/** A study without a date counts as the epoch. */
 function studyDateTime(study: StudyListItem): number {
   return time(study.metadata.studyDate);
 }
@@ -53,7 +53,7 @@ function fold(text: string): string {
 }
 
 /**
- * Spec §5: substring on description, id, modality or patient name (any case, any accents). The name
+ * Search: substring on description, id, modality or patient name (any case, any accents). The name
  * matches in its shown form or in any of its groups (the phonetic one too), and also when every word
  * of the search is in it ('john doe' finds 'DOE, JOHN').
  */
@@ -78,7 +78,7 @@ function modalitiesOf(study: StudyListItem): string[] {
 }
 
 /**
- * Spec §5: modality filter by equality (any case); 'all' keeps everything. A study of several
+ * Modality filter by equality (any case); 'all' keeps everything. A study of several
  * modalities (CT and SR) is kept for each of them.
  */
 export function matchesModality(study: StudyListItem, modality: string): boolean {
@@ -136,7 +136,7 @@ export function sortStudies(studies: readonly StudyListItem[], sort: StudySort):
   });
 }
 
-/** Spec §2: Get Analysis target; study name and patient name URL-encoded, 'N/A' when missing. */
+/** The 'Get Analysis' target; study name and patient name URL-encoded, 'N/A' when missing. */
 export function analysisHref(study: StudyListItem): string {
   return getAnalysisPath({
     studyId: study.id,
@@ -145,7 +145,7 @@ export function analysisHref(study: StudyListItem): string {
   });
 }
 
-/** Spec §2: the viewer preparation page of a study. */
+/** The viewer preparation page of a study. */
 export function viewerHref(study: StudyListItem): string {
   return studyTransferPath(study.id);
 }

@@ -11,7 +11,7 @@ export function processStudy(body: ProcessStudyBody): Promise<ProcessStudyRespon
   return api.post<ProcessStudyResponse>('/api/studies/process', body);
 }
 
-/** Spec §7: after queueing, the current user (storage use) is read again. */
+/** After queueing, the current user (storage use) is read again. */
 export function useProcessStudy() {
   const queryClient = useQueryClient();
   return useMutation({

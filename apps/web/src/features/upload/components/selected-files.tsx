@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Button } from '@/components/ui/button';
 import type { SelectedFile } from '../hooks/use-study-upload';
 
-/** Spec §2: size in MB with two decimals. */
+/** File size in MB with two decimals. */
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
 }

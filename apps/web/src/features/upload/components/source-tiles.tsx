@@ -12,7 +12,7 @@ interface Tile {
   multiple?: boolean;
 }
 
-/** Spec §2: four tiles in two columns. */
+/** The upload sources: four tiles in two columns. */
 const TILES: Tile[] = [
   {
     method: 'files',

@@ -17,7 +17,7 @@ const TITLES: Record<Exclude<UploadPhase, 'idle'>, string> = {
   done: 'Upload complete',
 };
 
-/** Spec §2/§4: modal while archiving and uploading; it cannot be dismissed until done. */
+/** The upload progress dialog: modal while archiving and uploading; it cannot be dismissed until done. */
 export function UploadProgressDialog({
   phase,
   percent,

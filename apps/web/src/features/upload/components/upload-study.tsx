@@ -10,7 +10,7 @@ import { SelectedFiles } from './selected-files';
 import { SourceTiles } from './source-tiles';
 import { UploadProgressDialog } from './upload-progress-dialog';
 
-/** Spec §2 Upload Medical Study: pick, check, archive, upload, queue processing. */
+/** The Upload Medical Study page: pick, check, archive, upload, queue processing. */
 export function UploadStudy({ user, backUrl }: { user: User; backUrl: string | null }) {
   const navigate = useNavigate();
   const upload = useStudyUpload(user);

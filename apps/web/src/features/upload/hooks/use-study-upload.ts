@@ -10,17 +10,17 @@ import { selectDicomMediaFiles } from '../utils/dicom-media';
 import { archiveSources } from '../utils/store-zip';
 import { uploadArchive, uploadErrorMessage } from '../utils/tus-upload';
 
-/** The four ways to pick a study (spec §2 Upload Medical Study). */
+/** The four ways to pick a study (the tiles of the Upload Medical Study page). */
 export type UploadMethod = 'files' | 'folder' | 'zip' | 'cd';
 
-/** Spec §3 Selected file item. */
+/** One selected file: its name, size and the file itself. */
 export interface SelectedFile {
   name: string;
   size: number;
   file: File;
 }
 
-/** Spec §4 upload phases; 'idle' is the page before (or after a failed) upload. */
+/** Upload phases; 'idle' is the page before (or after a failed) upload. */
 export type UploadPhase = 'idle' | 'archiving' | 'uploading' | 'done';
 
 const GIB = 1024 ** 3;
@@ -44,8 +44,8 @@ async function contentIdOfArchive(centralDirectory: Uint8Array<ArrayBuffer>, siz
 }
 
 /**
- * Selection, checks (spec §5), in-browser archiving, resumable upload and the processing request
- * of one study upload.
+ * Selection, checks (folder, DICOM media, empty selection, storage limit), in-browser archiving,
+ * resumable upload and the processing request of one study upload.
  */
 export function useStudyUpload(user: User) {
   const queryClient = useQueryClient();
@@ -128,7 +128,7 @@ export function useStudyUpload(user: User) {
       let contentId: string;
       const single = files[0]!;
       if (method === 'zip' && files.length === 1) {
-        // A ZIP the user already has goes up as it is (spec §4: it starts directly in uploading).
+        // A ZIP the user already has goes up as it is (it starts directly in the uploading phase).
         archive = single.file;
         contentId = contentIdOfZip(single.file);
       } else {
@@ -182,7 +182,7 @@ export function useStudyUpload(user: User) {
     }
   }, [files, method, processStudy, user]);
 
-  /** Spec §4: Back To Studies resets the page and refreshes pending jobs and the studies list. */
+  /** Back To Studies resets the page and refreshes pending jobs and the studies list. */
   const finish = useCallback(() => {
     clear();
     setPhase('idle');

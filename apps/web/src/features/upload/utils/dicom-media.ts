@@ -1,5 +1,5 @@
 /**
- * CD/DVD selections (spec §5): keep the files whose bytes 128-131 spell 'DICM', plus every file a
+ * CD/DVD selections: keep the files whose bytes 128-131 spell 'DICM', plus every file a
  * DICOMDIR on the disc references, since some media store instances without the Part 10 preamble.
  */
 

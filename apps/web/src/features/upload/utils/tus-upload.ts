@@ -27,7 +27,7 @@ function uuidV4(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** Where the archive will be stored: `{userId}/{uuid}/study.zip` (spec §3). */
+/** Where the archive will be stored: `{userId}/{uuid}/study.zip`. */
 function newObjectName(userId: string): string {
   return `${userId}/${uuidV4()}/study.zip`;
 }
@@ -46,7 +46,7 @@ function isDetailedError(err: unknown): err is DetailedError {
   return err instanceof Error && 'originalRequest' in err;
 }
 
-/** Spec §8 upload failure texts: the server's message when it gave one, else a generic one. */
+/** Upload failure texts: the server's message when it gave one, else a generic one. */
 export function uploadErrorMessage(err: unknown): string {
   if (isDetailedError(err)) {
     const res = err.originalResponse;

@@ -37,7 +37,7 @@ function Panel({
   );
 }
 
-/** Spec §2 /studies/transfer: the blocking preparation dialog, then 'Study not found.' or the failure. */
+/** /studies/transfer/:studyId: the blocking preparation dialog, then 'Study not found.' or the failure. */
 export function ViewerPreparation({ state, onRetry }: { state: LaunchState; onRetry: () => void }) {
   return (
     <main className="flex min-h-dvh items-center justify-center bg-slate-950 p-6 text-slate-100">

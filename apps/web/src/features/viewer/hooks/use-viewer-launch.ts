@@ -12,7 +12,7 @@ export const TRANSFER_POLL_MS = 1000;
 /** Preparation that has not finished by then is reported as failed. */
 const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 
-/** A failure that already carries the spec §8 text to show. */
+/** A failure that already carries the text to show the user. */
 class LaunchError extends Error {}
 
 const serverMessage = (err: unknown) => (err instanceof ApiError ? err.serverMessage : undefined);
@@ -26,9 +26,9 @@ async function viewerAddress(studyId: string): Promise<string> {
 }
 
 /**
- * Spec §4 Viewer launch: a prepared study opens at once; otherwise a transfer is queued, the page
+ * Viewer launch: a prepared study opens at once; otherwise a transfer is queued, the page
  * waits until no transfer-study job of the user is pending, reads the study again and opens the
- * viewer if it is now prepared. Failures toast (spec §8) and end the wait.
+ * viewer if it is now prepared. Failures toast and end the wait.
  */
 export function useViewerLaunch(studyId: string | undefined, userId: string, attempt: number): LaunchState {
   const [state, setState] = useState<LaunchState>({ kind: 'preparing' });

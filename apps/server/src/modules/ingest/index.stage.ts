@@ -1,0 +1,46 @@
+import { defaultQuotaBytes } from '../studies/quota';
+import type { StudiesRepository } from '../studies/studies.repository';
+import { IngestError } from '../studies/zip-reader';
+import type { IngestRun } from './ingest-run';
+import { successNotification } from './notify.stage';
+
+/** The reason given when an upload brought no instance at all. */
+export function nothingFoundReason(run: IngestRun): string {
+  const { summary } = run;
+  const reasons = Object.entries(summary.skipReasons)
+    .map(([r, n]) => `${n} ${r}`)
+    .join(', ');
+  return summary.files === 0
+    ? 'The upload is empty: no files were found in the ZIP.'
+    : `No DICOM images were found in your upload. ${summary.skipped} ${summary.skipped === 1 ? 'file was' : 'files were'} skipped${reasons ? ` (${reasons})` : ''}.`;
+}
+
+/**
+ * Indexes everything the run found in one transaction (studies, series, instances, the quota charge,
+ * the upload's completion and the owner's notification; see StudiesRepository.commitIngest), then
+ * records the summary. An IngestError when the upload brought no instance.
+ */
+export async function indexStage(
+  run: IngestRun,
+  deps: { repo: Pick<StudiesRepository, 'commitIngest' | 'setUploadSummary'>; defaultMaxStorageGB: number },
+): Promise<void> {
+  const { upload, summary, items } = run;
+  if (items.length === 0) throw new IngestError(nothingFoundReason(run));
+  const started = Date.now();
+  const studyCount = new Set(items.map((i) => i.header.studyInstanceUid)).size;
+  await deps.repo.commitIngest({
+    uploadId: upload.id,
+    ownerId: upload.ownerId,
+    defaultMaxBytes: defaultQuotaBytes(deps.defaultMaxStorageGB),
+    items,
+    summary: { ...summary },
+    notification: () => successNotification(upload.ownerId, studyCount, summary),
+  });
+  summary.stages.index = Date.now() - started;
+  summary.stages.total = Date.now() - run.startedAt;
+  await deps.repo.setUploadSummary(upload.id, { ...summary });
+  run.log.info(
+    { uploadId: upload.id, instances: summary.instances, skipped: summary.skipped, stages: summary.stages },
+    'upload processed',
+  );
+}

@@ -1,0 +1,120 @@
+import type { Logger } from 'pino';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { ArchivePrescan } from '../studies/archive-prescan';
+import type { StudiesRepository, UploadRow } from '../studies/studies.repository';
+import { EntryReadError, type ZipLimits } from '../studies/zip-reader';
+import type { UploadArea } from '../uploads/upload-area';
+import type { UsersRepository } from '../users/users.repository';
+import { chargeStage, ownerQuota } from './charge.stage';
+import { ClassifyStage } from './classify.stage';
+import { DedupeStage } from './dedupe.stage';
+import { indexStage } from './index.stage';
+import { IngestRun } from './ingest-run';
+import { closeArchive, finishedUploadSize, listStage, openArchive } from './list.stage';
+import { ReadStage, verifiedCrc, type EntryBytes } from './read.stage';
+import { BatchQueue, planStorage, StoreStage } from './store.stage';
+
+export interface IngestDeps {
+  repo: StudiesRepository;
+  storage: ObjectStorage;
+  uploadArea: UploadArea;
+  users: Pick<UsersRepository, 'findById'>;
+  defaultMaxStorageGB: number;
+  limits: ZipLimits;
+  /** Decoded image size an instance may declare (see pixel-budget.ts). */
+  maxDecodedBytes?: number;
+  /** Entries already read while the upload arrived (file uploads only). */
+  prescan?: ArchivePrescan;
+}
+
+/**
+ * Turns one uploaded ZIP into indexed instances: list → (read → classify → dedupe, file by file) →
+ * in batches dedupe against stored → charge → store → index. Throws IngestError (the user is told
+ * why), QuotaExceededError, or anything else (retried). What it wrote and nothing indexes is left to
+ * reconcile (see store.stage.ts).
+ */
+export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger): Promise<void> {
+  const startedAt = Date.now();
+  const size = await finishedUploadSize(deps.uploadArea, upload.objectName);
+  const quota = await ownerQuota(deps.users, upload.ownerId, deps.defaultMaxStorageGB);
+  const archive = await openArchive(deps.uploadArea, upload.objectName, size, log);
+  try {
+    const listing = await listStage(archive.zip, deps.limits);
+    const files = listing.files;
+    const plan = planStorage(deps, upload.objectName, files);
+    const run = new IngestRun(upload, log, archive, quota, plan, startedAt);
+    run.summary.stages.list = listing.ms;
+    run.summary.files = files.length + listing.skipped.length;
+    for (const reason of listing.skipped) run.skip(reason);
+
+    // What was learned while the upload arrived (this process, same bytes), when the archive is kept
+    // whole: those entries' bytes need not be read again.
+    const taken = deps.prescan?.take(upload.objectName);
+    const reader = new ReadStage(archive, files, plan.keepWhole ? taken : undefined);
+    const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
+    const dedupe = new DedupeStage(run, deps.repo);
+    const store = new StoreStage(run, deps);
+    const batches = new BatchQueue(plan.keepWhole, async (batch) => {
+      const started = Date.now();
+      const { toStore, addedBytes } = await dedupe.againstStored(batch);
+      chargeStage(run, addedBytes);
+      await store.storeBatch(toStore);
+      run.timed('store', started);
+    });
+
+    try {
+      for (const [index, file] of files.entries()) {
+        const started = Date.now();
+        const referencedTs = classifier.referenceOf(file);
+        let bytes: EntryBytes;
+        try {
+          bytes = await reader.read(index, referencedTs === undefined);
+        } catch (err) {
+          if (err instanceof EntryReadError) {
+            run.skip('damaged entry in the ZIP');
+            continue;
+          }
+          throw err;
+        }
+        if (bytes.kind === 'prescanned') run.summary.prescanned++;
+        const header = classifier.classify(file, bytes, referencedTs);
+        if (!header) {
+          run.timed('unzipParse', started);
+          continue;
+        }
+        if (dedupe.seenBefore(header)) {
+          run.skip('duplicate instance in the upload');
+          continue;
+        }
+        const crc = verifiedCrc(file, bytes);
+        if (crc === null) {
+          run.skip('damaged entry in the ZIP');
+          continue;
+        }
+        dedupe.take(header);
+        run.timed('unzipParse', started);
+        batches.add({
+          header,
+          crc,
+          size: file.size,
+          data: bytes.kind === 'read' && bytes.complete ? bytes.data : null,
+          file,
+          dataOffset: bytes.dataOffset,
+        });
+      }
+      batches.flush();
+    } finally {
+      // Never leave a batch writing or a read pending behind us, whatever happened while reading.
+      await Promise.all([batches.settled(), reader.settled()]);
+    }
+    batches.throwIfFailed();
+
+    const started = Date.now();
+    await store.keepOrCopy();
+    if (run.toKeep.length > 0) run.timed('store', started);
+
+    await indexStage(run, deps);
+  } finally {
+    await closeArchive(archive);
+  }
+}

@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import type yauzl from 'yauzl';
+import type { InstanceHeader } from '../studies/dicom-header';
+import type { Quota } from '../studies/quota';
+import type { IndexedInstance, UploadRow } from '../studies/studies.repository';
+import type { ZipFileEntry } from '../studies/zip-reader';
+import type { RangeReader } from '../uploads/upload-area';
+
+/** What processing an upload found, kept on the upload and shown in its notification. */
+export interface Summary {
+  files: number;
+  /** Files whose reading was done while the upload arrived. */
+  prescanned: number;
+  instances: number;
+  unchanged: number;
+  skipped: number;
+  skipReasons: Record<string, number>;
+  /** Milliseconds spent in each stage (list, unzipParse, store, index, total). */
+  stages: Record<string, number>;
+}
+
+/** The uploaded archive, open for one run. */
+export interface OpenArchive {
+  zip: yauzl.ZipFile;
+  /** Positional reads of the archive (stored entries are read with one each). */
+  ranges: RangeReader;
+  size: number;
+}
+
+/** How the run stores new instances (see store.stage.ts). */
+export interface StoragePlan {
+  /** The archive may become the instances' storage as it is (decided for good once all are read). */
+  keepWhole: boolean;
+  /** The archive's path on this machine's disk, when it is there and storage can adopt files. */
+  localArchive: string | undefined;
+}
+
+/** One instance read, checked and waiting to be stored. */
+export interface PendingInstance {
+  header: InstanceHeader;
+  crc: number;
+  size: number;
+  /** Its bytes, when they were read whole; null for large files (copied from the archive when stored). */
+  data: Buffer | null;
+  file: ZipFileEntry;
+  /** Where the entry's bytes start in the archive (stored entries). */
+  dataOffset: number | null;
+}
+
+/**
+ * The state of one processing run of one upload, shared by the stages: what they read from
+ * (archive, quota, plan) and what they add to (summary, instances to index, bytes charged).
+ */
+export class IngestRun {
+  readonly summary: Summary = {
+    files: 0,
+    prescanned: 0,
+    instances: 0,
+    unchanged: 0,
+    skipped: 0,
+    skipReasons: {},
+    stages: { list: 0, unzipParse: 0, store: 0, index: 0 },
+  };
+  /** Everything the index stage will record: new instances and unchanged ones. */
+  readonly items: IndexedInstance[] = [];
+  /** New instances waiting for the decision to keep the archive whole or copy them out. */
+  readonly toKeep: PendingInstance[] = [];
+  /** Bytes this upload adds to the owner's storage so far (negative when files shrink). */
+  addedBytes = 0;
+
+  constructor(
+    readonly upload: UploadRow,
+    readonly log: Logger,
+    readonly archive: OpenArchive,
+    /** The owner's quota as the run began. */
+    readonly quota: Quota,
+    readonly plan: StoragePlan,
+    /** When processing began (before the archive was opened). */
+    readonly startedAt = Date.now(),
+  ) {}
+
+  /** Counts a file that brings no instance, by reason. */
+  skip(reason: string): void {
+    this.summary.skipped++;
+    this.summary.skipReasons[reason] = (this.summary.skipReasons[reason] ?? 0) + 1;
+  }
+
+  /** Adds the time since `since` to a stage's total. */
+  timed(stage: string, since: number): void {
+    this.summary.stages[stage] = (this.summary.stages[stage] ?? 0) + Date.now() - since;
+  }
+}

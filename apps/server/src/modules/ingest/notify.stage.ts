@@ -1,0 +1,58 @@
+import type { MailService } from '../mail/mail.service';
+import { studyProcessedEmail } from '../mail/templates';
+import type { NewNotification } from '../studies/studies.repository';
+import type { UsersRepository } from '../users/users.repository';
+import { DICOMDIR_READ } from './classify.stage';
+import type { Summary } from './ingest-run';
+
+/** Emails the owner that processing ended (well or not), when they asked for such emails. */
+export async function notifyByEmail(
+  deps: { users: Pick<UsersRepository, 'findById'>; mail: Pick<MailService, 'send'>; appUrl: string },
+  ownerId: string,
+  ok: boolean,
+): Promise<void> {
+  const owner = await deps.users.findById(ownerId);
+  if (owner?.emailNotifications)
+    await deps.mail.send(owner.email, studyProcessedEmail({ ok, appUrl: deps.appUrl }));
+}
+
+/** The in-app notification of a processed upload. */
+export function successNotification(ownerId: string, studyCount: number, summary: Summary): NewNotification {
+  return {
+    userId: ownerId,
+    type: 'system',
+    title: studyCount === 1 ? 'Study processed' : 'Studies processed',
+    description: describeSuccess(studyCount, summary),
+  };
+}
+
+/** The in-app notification of an upload that could not be processed. */
+export function failureNotification(ownerId: string, reason: string): NewNotification {
+  return {
+    userId: ownerId,
+    type: 'system',
+    title: /^(No DICOM images|The upload is empty)/.test(reason)
+      ? 'No study found in your upload'
+      : 'Upload could not be processed',
+    description: reason,
+  };
+}
+
+export function describeSuccess(studyCount: number, s: Summary): string {
+  const images = s.instances + s.unchanged;
+  let text = `Your upload has been processed: ${studyCount} ${studyCount === 1 ? 'study' : 'studies'} with ${images} ${images === 1 ? 'image' : 'images'} ${studyCount === 1 ? 'is' : 'are'} ready in My Studies.`;
+  // A re-upload adds nothing: say so, rather than read as if new images arrived.
+  if (s.unchanged > 0 && s.instances === 0)
+    text += ` ${s.unchanged === 1 ? 'It was' : 'All of them were'} already there, so nothing new was added.`;
+  else if (s.unchanged > 0)
+    text += ` ${s.unchanged} of them ${s.unchanged === 1 ? 'was' : 'were'} already there.`;
+  const skippedFiles = s.skipped - (s.skipReasons[DICOMDIR_READ] ?? 0);
+  if (skippedFiles > 0) {
+    const reasons = Object.entries(s.skipReasons)
+      .filter(([r]) => !r.startsWith('DICOMDIR'))
+      .map(([r, n]) => `${n} ${r}`)
+      .join(', ');
+    text += ` ${skippedFiles} ${skippedFiles === 1 ? 'file was' : 'files were'} skipped (${reasons}).`;
+  }
+  return text;
+}
