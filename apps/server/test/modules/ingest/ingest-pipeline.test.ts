@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runIngest, type IngestDeps } from '../../../src/modules/ingest/ingest-pipeline';
+import { archiveKey } from '../../../src/modules/ingest/storage-keys';
+import { QuotaExceededError } from '../../../src/modules/studies/quota';
+import { createStudiesRepository } from '../../../src/modules/studies/studies.repository';
+import { DEFAULT_ZIP_LIMITS } from '../../../src/modules/studies/zip-reader';
+import { silentLog } from '../../helpers/ingest-run';
+import {
+  buildZip,
+  listen,
+  makeDicom,
+  newPatient,
+  storageToken,
+  tusUpload,
+  uid,
+  type Patient,
+} from '../../helpers/studies';
+import { createTestContext, type TestContext } from '../../helpers/test-app';
+
+let ctx: TestContext;
+let ada: Patient;
+let deps: IngestDeps;
+let base: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  base = await listen(ctx);
+  ada = await newPatient(ctx, 'ada-pipeline@example.com');
+  const { storage, uploadArea, users, config } = ctx.services;
+  deps = {
+    repo: createStudiesRepository(ctx.services.database.db),
+    storage,
+    uploadArea,
+    users,
+    defaultMaxStorageGB: config.defaultMaxStorageGB,
+    limits: DEFAULT_ZIP_LIMITS,
+  };
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const series = (n: number, studyUid = uid(), seriesUid = uid()) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `S/${i}.dcm`,
+    data: makeDicom({ studyUid, seriesUid, sopUid: uid(), instanceNumber: i + 1, rows: 32, columns: 32 }),
+  }));
+
+/** Uploads the archive with tus, as the browser does, and creates its upload record. */
+async function placeArchive(zip: Buffer) {
+  const objectName = `${ada.id}/${randomUUID()}/study.zip`;
+  await tusUpload(base, await storageToken(ctx, ada), objectName, zip);
+  const { row } = await deps.repo.ensureUpload({
+    ownerId: ada.id,
+    objectName,
+    uploadType: 'regular',
+    sizeBytes: zip.length,
+  });
+  return { upload: row };
+}
+
+describe('ingest pipeline', () => {
+  it('runs the stages over one archive: kept whole, duplicates and other files counted', async () => {
+    const files = series(5);
+    const zip = buildZip([
+      ...files,
+      { ...files[0]!, name: 'copy.dcm' },
+      { name: 'a.txt', data: Buffer.from('x') },
+    ]);
+    const { upload } = await placeArchive(zip);
+    await runIngest(deps, upload, silentLog);
+    const done = await deps.repo.findUpload(upload.id);
+    expect(done?.status).toBe('completed');
+    expect(done?.summary).toMatchObject({ files: 7, instances: 5, unchanged: 0, skipped: 2 });
+    expect(await ctx.services.storage.stat(archiveKey(upload.id))).not.toBeNull();
+
+    // The same files again: indexed as they are, nothing stored.
+    const again = await placeArchive(buildZip(files));
+    await runIngest(deps, again.upload, silentLog);
+    expect((await deps.repo.findUpload(again.upload.id))?.summary).toMatchObject({
+      instances: 0,
+      unchanged: 5,
+    });
+  });
+
+  it('stops at the quota before indexing anything', async () => {
+    const zip = buildZip(series(3));
+    const { upload } = await placeArchive(zip);
+    await expect(
+      runIngest({ ...deps, defaultMaxStorageGB: 1 / 1024 ** 3 }, upload, silentLog),
+    ).rejects.toBeInstanceOf(QuotaExceededError);
+    expect((await deps.repo.findUpload(upload.id))?.status).not.toBe('completed');
+  });
+});

@@ -1,0 +1,782 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+/**
+ * Every Fastify instance the apps create records its routes from the first moment, through an
+ * onRoute hook added before any plugin is registered: the route table below is checked against
+ * what the apps really serve, so a route added later cannot go untested.
+ */
+const registry = vi.hoisted(() => new WeakMap<object, Array<{ method: string; url: string }>>());
+vi.mock('fastify', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('fastify')>();
+  const create = mod.default as unknown as (...args: unknown[]) => FastifyInstance;
+  const factory = ((...args: unknown[]) => {
+    const app = create(...args);
+    const routes: Array<{ method: string; url: string }> = [];
+    registry.set(app, routes);
+    app.addHook('onRoute', (route: RouteOptions) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+    return app;
+  }) as unknown as typeof mod.default;
+  return { ...mod, default: factory, fastify: factory };
+});
+
+import { notifications } from '../../src/db/schema/index';
+import { buildApp } from '../../src/http/app';
+import { DICOMWEB_ROOT } from '../../src/modules/dicomweb/dicomweb.service';
+import { buildViewerApp } from '../../src/modules/viewer/viewer-app';
+import { ensureAdmin } from '../../src/seed';
+import type { Services } from '../../src/services';
+import { ingestFiles } from '../helpers/dicom-ingest';
+import { buildZip, jobSettled, makeDicom, newPatient, uid } from '../helpers/studies';
+import { createTestContext, registerUser, strongPassword, type TestContext } from '../helpers/test-app';
+
+const ACTORS = ['stranger', 'anonymous', 'admin', 'pending', 'owner'] as const;
+type Actor = (typeof ACTORS)[number];
+
+/**
+ * What one actor must get: `ok` a 2xx, a number (or one of several) exactly that status. Anything
+ * else fails, and so does any 5xx.
+ */
+type Outcome = 'ok' | number | readonly number[];
+type Expect = Record<Actor, Outcome>;
+
+interface Fixtures {
+  owner: Account & { studyId: string; studyUid: string; seriesUid: string; sopUid: string };
+  stranger: Account;
+  admin: Account;
+  pending: Account;
+  loginTarget: Account;
+  /** The owner's second study, deleted by the delete route. */
+  throwawayStudyId: string;
+  notificationId: string;
+  /** A finished upload of the owner's, ready to be processed. */
+  completeUpload: string;
+  /** An unfinished upload of the owner's (resumed, inspected and terminated by the tus routes). */
+  openUpload: string;
+  /** A session of the owner's other than `owner.token`, ended by the session delete route. */
+  spareSessionId: string;
+  applicants: { approve: string; reject: string };
+  uploadTokens: Partial<Record<Actor, string>>;
+  /** Viewer credentials, bound to their browser (grant + binding cookie). */
+  grants: Partial<Record<Actor, { authorization: string; cookie: string }>>;
+}
+
+interface Account {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+interface Entry {
+  expect: Expect;
+  /** Path parameters; the defaults (userId, studyId, DICOM UIDs, frames, tag) are the owner's. */
+  params?: (f: Fixtures) => Record<string, string>;
+  /** Query, body and headers beyond the actor's credential (an `authorization` header here replaces it). */
+  request?: (actor: Actor, f: Fixtures) => Promise<Partial<InjectOptions>> | Partial<InjectOptions>;
+  /** Which credential the route takes: the app session (default), an upload token or none. */
+  credential?: 'session' | 'upload' | 'none';
+  /** Runs after every other route (it ends or removes something). DELETE routes always do. */
+  last?: boolean;
+  /** Actors whose 2xx may mention the owner (the admin reading the outbox). */
+  mayReveal?: Actor[];
+  /** A further check of an answer that has the expected status; returns what is wrong. */
+  check?: (res: LightMyRequestResponse, actor: Actor, f: Fixtures) => string | undefined;
+}
+
+// --- Who may get what ---------------------------------------------------------------------------
+
+const every = (o: Outcome): Expect => ({ owner: o, stranger: o, anonymous: o, admin: o, pending: o });
+/** No sign-in needed (health, docs, sign-in screens, static files). */
+const PUBLIC = every('ok');
+/** Anything derived from the owner's user or study: a stranger and an admin find nothing. */
+const OWNED: Expect = { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 403 };
+/** The caller's own data, for active accounts (a pending professional waits for verification). */
+const SELF: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 'ok', pending: 403 };
+/** Any signed-in session, pending professionals included (who they are, their sessions). */
+const SESSION: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 'ok', pending: 'ok' };
+/** Admin area: missing for everyone else. */
+const ADMIN: Expect = { owner: 404, stranger: 404, anonymous: 404, admin: 'ok', pending: 404 };
+/** The viewer origin, study-derived: only the grant for that study opens it. */
+const GRANT_STUDY: Expect = { owner: 'ok', stranger: 404, anonymous: 401, admin: 401, pending: 401 };
+/** The viewer origin, scoped by the caller's own grant (searches, binding). */
+const GRANT_SELF: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 401, pending: 401 };
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const tus = { 'tus-resumable': '1.0.0' };
+
+/** The Accept header a study-scoped DICOMweb route answers the owner with a 2xx. */
+function dicomAccept(url: string): string {
+  if (url.endsWith('/thumbnail')) return 'image/jpeg';
+  if (/\/(metadata|series|instances)$/.test(url)) return 'application/dicom+json';
+  if (/\/(frames\/:frames|bulkdata\/:tag)$/.test(url))
+    return 'multipart/related; type="application/octet-stream"; transfer-syntax=*';
+  return 'multipart/related; type="application/dicom"; transfer-syntax=*';
+}
+
+const DICOMWEB_SEARCH = ['/studies', '/series', '/instances'];
+const DICOMWEB_STUDY = [
+  '/studies/:study/series',
+  '/studies/:study/instances',
+  '/studies/:study/series/:series/instances',
+  '/studies/:study/metadata',
+  '/studies/:study/series/:series/metadata',
+  '/studies/:study/series/:series/instances/:instance/metadata',
+  '/studies/:study',
+  '/studies/:study/series/:series',
+  '/studies/:study/series/:series/instances/:instance',
+  '/studies/:study/series/:series/instances/:instance/frames/:frames',
+  '/studies/:study/series/:series/instances/:instance/bulkdata/:tag',
+  '/studies/:study/thumbnail',
+  '/studies/:study/series/:series/thumbnail',
+  '/studies/:study/series/:series/instances/:instance/thumbnail',
+  '/studies/:study/series/:series/instances/:instance/frames/:frame/thumbnail',
+];
+
+/** The DICOMweb routes as both origins register them; only who may call them differs. */
+function dicomwebTable(search: Expect, study: Expect): Record<string, Entry> {
+  const table: Record<string, Entry> = {};
+  for (const p of DICOMWEB_SEARCH) {
+    table[`GET ${DICOMWEB_ROOT}${p}`] = {
+      expect: search,
+      // Searches answer the caller's own studies; aimed at the owner's study, others find nothing.
+      request: (_a, f) => ({
+        query: { StudyInstanceUID: f.owner.studyUid },
+        headers: { accept: 'application/dicom+json' },
+      }),
+    };
+  }
+  for (const p of DICOMWEB_STUDY) {
+    const accept = dicomAccept(p);
+    table[`GET ${DICOMWEB_ROOT}${p}`] = {
+      expect: study,
+      request: () => ({ headers: { accept } }),
+    };
+  }
+  table[`GET ${DICOMWEB_ROOT}/wado`] = {
+    expect: study,
+    request: (_a, f) => ({
+      query: {
+        requestType: 'WADO',
+        studyUID: f.owner.studyUid,
+        seriesUID: f.owner.seriesUid,
+        objectUID: f.owner.sopUid,
+        contentType: 'application/dicom',
+      },
+    }),
+  };
+  return table;
+}
+
+const professional = (email: string) => ({
+  role: 'professional',
+  name: 'Dana Scully',
+  mobilePhone: '+15550111',
+  license: { number: 'MD-12345', state: 'MD', expiryDate: '2030-06-30' },
+  specialty: 'Radiology',
+  hospital: 'Georgetown Hospital',
+  position: 'Attending',
+  email,
+});
+
+let ctx: TestContext;
+let mainApp: FastifyInstance;
+let viewerApp: FastifyInstance;
+let fixtures: Fixtures;
+
+/**
+ * The main app's routes: `METHOD url` → who may get a 2xx and what everyone else gets. A HEAD
+ * route Fastify adds for a GET shares the GET's entry.
+ */
+const MAIN: Record<string, Entry> = {
+  'GET /api/docs': { expect: PUBLIC },
+  'GET /api/health': { expect: PUBLIC },
+  'GET /api/config': { expect: PUBLIC },
+  'GET /api/auth/captcha/challenge': { expect: PUBLIC },
+  'POST /api/auth/register': {
+    expect: PUBLIC,
+    request: async (actor) => ({
+      payload: {
+        email: `registers-${actor}@example.com`,
+        password: strongPassword,
+        name: 'New Patient',
+        role: 'patient',
+        acceptTerms: true,
+        captcha: await ctx.captcha(),
+      },
+    }),
+  },
+  'POST /api/auth/login': {
+    expect: PUBLIC,
+    request: async (_a, f) => ({
+      payload: { email: f.loginTarget.email, password: strongPassword, captcha: await ctx.captcha() },
+    }),
+  },
+  // Google sign-in is not configured here: nobody gets in, whoever asks.
+  'POST /api/auth/google': { expect: every(400), request: () => ({ payload: { credential: 'not-a-jwt' } }) },
+  // The refresh token is the credential; a session alone refreshes nothing.
+  'POST /api/auth/refresh': {
+    expect: every(401),
+    request: () => ({ payload: { refreshToken: 'rt_forged' } }),
+  },
+  'POST /api/auth/logout': {
+    expect: PUBLIC,
+    last: true,
+    // Each signed-in actor ends a session of its own made for this call.
+    request: async (actor, f) =>
+      actor === 'anonymous' ? {} : { headers: { authorization: `Bearer ${await spareToken(f[actor])}` } },
+  },
+  // The emailed unlock link: a forged token unlocks nothing, whoever follows it.
+  'GET /api/auth/unlock': {
+    expect: every(302),
+    request: () => ({ query: { token: 'forged-token' } }),
+    check: (res) =>
+      String(res.headers.location).endsWith('unlocked=0') ? undefined : 'a forged token unlocked',
+  },
+  'GET /api/auth/me': { expect: SESSION },
+  'POST /api/auth/forgot-password': {
+    expect: PUBLIC,
+    request: () => ({ payload: { email: 'nobody@example.com' } }),
+  },
+  'POST /api/auth/verifyResetToken': {
+    expect: PUBLIC,
+    request: (_a, f) => ({ payload: { email: f.owner.email, challenge: 'forged-challenge' } }),
+    check: (res) => (res.json().isValid === false ? undefined : 'a forged reset link was accepted'),
+  },
+  'POST /api/auth/reset-password': {
+    expect: every(400),
+    request: (_a, f) => ({
+      payload: { email: f.owner.email, challenge: 'forged-challenge', newPassword: 'N3w!Passw0rd-1' },
+    }),
+  },
+  'POST /api/auth/verify-email': {
+    expect: every(400),
+    request: () => ({ payload: { token: 'forged-token' } }),
+  },
+  'POST /api/auth/verify-email/resend': { expect: SESSION },
+  'GET /api/auth/sessions': { expect: SESSION },
+  'DELETE /api/auth/sessions/:id': {
+    // Someone else's session looks missing.
+    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 404 },
+    params: (f) => ({ id: f.spareSessionId }),
+  },
+  'POST /api/auth/sessions/revoke-others': { expect: SESSION, last: true },
+
+  'GET /api/admin/outbox': { expect: ADMIN, mayReveal: ['admin'] },
+  'GET /api/admin/jobs/failed': { expect: ADMIN },
+  'GET /api/admin/professionals': { expect: ADMIN },
+  'POST /api/admin/professionals/:id/approve': {
+    expect: ADMIN,
+    params: (f) => ({ id: f.applicants.approve }),
+  },
+  'POST /api/admin/professionals/:id/reject': {
+    expect: ADMIN,
+    params: (f) => ({ id: f.applicants.reject }),
+    request: () => ({ payload: { reason: 'The licence could not be verified.' } }),
+  },
+
+  // The second factor of a sign-in: only the pending sign-in's token opens it.
+  'POST /api/mfa/verify': {
+    expect: every(401),
+    request: (_a, f) => ({
+      payload: { mfaSecret: '123456', email: f.owner.email, userId: f.owner.id, mfaToken: 'forged' },
+    }),
+  },
+  'POST /api/mfa/resend': {
+    expect: every(401),
+    request: (_a, f) => ({ payload: { email: f.owner.email, mfaToken: 'forged' } }),
+  },
+  'POST /api/mfa/totp/setup': { expect: SELF },
+  // Past the access check, a wrong code is refused (400).
+  'POST /api/mfa/totp/confirm': {
+    expect: { ...SELF, owner: 400, stranger: 400, admin: 400 },
+    request: () => ({ payload: { code: '000000' } }),
+  },
+  // Removing an authenticator nobody added changes nothing and succeeds.
+  'DELETE /api/mfa/totp': { expect: SELF },
+
+  'PUT /api/users/:id': {
+    expect: OWNED,
+    params: (f) => ({ id: f.owner.id }),
+    request: () => ({ payload: { welcomeModalShown: true } }),
+  },
+
+  'GET /api/storage/token': { expect: SELF },
+  // tus: the upload token is the credential, and it writes only under its user's own prefix.
+  'POST /api/uploads': {
+    expect: { owner: 'ok', stranger: 403, anonymous: 401, admin: 403, pending: 401 },
+    credential: 'upload',
+    request: (_a, f) => ({
+      headers: {
+        ...tus,
+        'upload-length': '16',
+        'upload-metadata': `objectName ${b64(`${f.owner.id}/${randomUUID()}/study.zip`)}`,
+      },
+    }),
+  },
+  // CORS preflight: browsers send it without credentials.
+  'OPTIONS /api/uploads': { expect: PUBLIC, credential: 'none' },
+  'OPTIONS /api/uploads/*': { expect: PUBLIC, credential: 'none', params: (f) => ({ '*': f.openUpload }) },
+  'HEAD /api/uploads/*': {
+    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    credential: 'upload',
+    params: (f) => ({ '*': f.openUpload }),
+    request: () => ({ headers: tus }),
+  },
+  'PATCH /api/uploads/*': {
+    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    credential: 'upload',
+    params: (f) => ({ '*': f.openUpload }),
+    request: () => ({
+      headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      payload: Buffer.from('PK'),
+    }),
+  },
+  'DELETE /api/uploads/*': {
+    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    credential: 'upload',
+    params: (f) => ({ '*': f.openUpload }),
+    request: () => ({ headers: tus }),
+  },
+
+  'POST /api/studies/process': {
+    expect: OWNED,
+    request: (_a, f) => ({ payload: { prefix: f.completeUpload, jobContext: { uploadType: 'regular' } } }),
+    check: trackJob,
+  },
+  'GET /api/studies/user/:userId': { expect: OWNED },
+  'GET /api/studies/study/:id': { expect: OWNED, params: (f) => ({ id: f.owner.studyId }) },
+  'GET /api/studies/download/:studyId': { expect: OWNED },
+  'GET /api/studies/:studyId': { expect: OWNED },
+  'DELETE /api/studies/:userId/:studyId': { expect: OWNED, params: (f) => ({ studyId: f.throwawayStudyId }) },
+  'GET /api/jobs/pending/:userId': { expect: OWNED },
+  'GET /api/notifications/': { expect: SELF },
+  'PUT /api/notifications/:id/read': { expect: OWNED, params: (f) => ({ id: f.notificationId }) },
+  'POST /api/studies/transfer/:id': {
+    expect: OWNED,
+    params: (f) => ({ id: f.owner.studyId }),
+    check: trackJob,
+  },
+  'GET /api/dicom/viewer/:studyId': { expect: OWNED },
+  'GET /api/studies/:id/thumbnail': { expect: OWNED, params: (f) => ({ id: f.owner.studyId }) },
+
+  // DICOMweb for standard clients: the app session, all of the caller's own studies.
+  ...dicomwebTable(SELF, OWNED),
+
+  // The built web app (a stand-in build here: its index.html and one asset).
+  'GET /index.html': { expect: PUBLIC, credential: 'none' },
+  'GET /assets/app.js': { expect: PUBLIC, credential: 'none' },
+};
+
+/** The viewer origin's routes. Its credential is a viewer grant; the app session opens nothing here. */
+const VIEWER: Record<string, Entry> = {
+  [`POST ${DICOMWEB_ROOT}/session`]: { expect: GRANT_SELF },
+  ...dicomwebTable(GRANT_SELF, GRANT_STUDY),
+  'GET /app-config.js': { expect: PUBLIC, credential: 'none' },
+  'GET /init-service-worker.js': { expect: PUBLIC, credential: 'none' },
+  'GET /*': { expect: PUBLIC, credential: 'none', params: () => ({ '*': 'app.js' }) },
+};
+
+// --- Helpers ------------------------------------------------------------------------------------
+
+let ipCounter = 0;
+/** Each call from its own address, so per-address rate limits never answer in place of the route. */
+const freshIp = () => `10.9.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
+
+async function login(email: string, password = strongPassword) {
+  const res = await mainApp.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    remoteAddress: freshIp(),
+    payload: { email, password, captcha: await ctx.captcha() },
+  });
+  if (res.statusCode !== 200) throw new Error(`login of ${email} failed: ${res.statusCode} ${res.body}`);
+  return res.json().data as { id: string; authToken: string };
+}
+
+/** A new session of the account, for a call that ends it. */
+async function spareToken(account: Account) {
+  return (await login(account.email, account.password)).authToken;
+}
+
+/** Jobs the calls queued, waited for before the database goes away. */
+const jobs = new Set<string>();
+function trackJob(res: LightMyRequestResponse): undefined {
+  const id: unknown = res.json().jobId;
+  if (typeof id === 'string') jobs.add(id);
+}
+
+const routeKey = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
+
+/** The entry of a route; a HEAD route without its own entry is the GET's automatic twin. */
+function entryOf(table: Record<string, Entry>, r: { method: string; url: string }): Entry | undefined {
+  return table[routeKey(r)] ?? (r.method === 'HEAD' ? table[`GET ${r.url}`] : undefined);
+}
+
+function routesOf(app: FastifyInstance) {
+  const routes = registry.get(app);
+  if (!routes) throw new Error('the app was not created through the recording Fastify factory');
+  return routes;
+}
+
+/** The number of route/method pairs Fastify's own listing shows, to check the recording is complete. */
+function printedRouteCount(app: FastifyInstance): number {
+  let n = 0;
+  for (const m of app.printRoutes({ commonPrefix: false }).matchAll(/\(([A-Z, ]+)\)\s*$/gm))
+    n += m[1]!.split(',').length;
+  return n;
+}
+
+function fillPath(url: string, params: Record<string, string>): string {
+  return url.replace(/:(\w+)|\*/g, (whole, name: string | undefined) => {
+    const value = params[name ?? '*'];
+    if (value === undefined) throw new Error(`no value for ${whole} in ${url}; add it to the entry's params`);
+    return value;
+  });
+}
+
+function defaultParams(f: Fixtures): Record<string, string> {
+  return {
+    userId: f.owner.id,
+    studyId: f.owner.studyId,
+    study: f.owner.studyUid,
+    series: f.owner.seriesUid,
+    instance: f.owner.sopUid,
+    frames: '1',
+    frame: '1',
+    tag: '7FE00010',
+  };
+}
+
+function credentialHeaders(app: 'main' | 'viewer', entry: Entry, actor: Actor, f: Fixtures) {
+  if (actor === 'anonymous' || entry.credential === 'none') return {};
+  if (app === 'viewer') {
+    const grant = f.grants[actor];
+    // No grant (admin, pending professional): the app session is all they have, and it is not one.
+    return grant ?? { authorization: `Bearer ${f[actor].token}` };
+  }
+  if (entry.credential === 'upload') {
+    const token = f.uploadTokens[actor] ?? f[actor].token;
+    return { authorization: `Bearer ${token}` };
+  }
+  return { authorization: `Bearer ${f[actor].token}` };
+}
+
+function matches(outcome: Outcome, status: number): boolean {
+  if (outcome === 'ok') return status >= 200 && status < 300;
+  return [outcome].flat().includes(status);
+}
+
+/** Strings that identify the owner: none may reach another actor. */
+function ownerMarks(f: Fixtures): string[] {
+  return [
+    f.owner.id,
+    f.owner.email,
+    f.owner.studyId,
+    f.owner.studyUid,
+    f.owner.seriesUid,
+    f.owner.sopUid,
+    f.throwawayStudyId,
+    f.notificationId,
+  ];
+}
+
+// --- Setup --------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  // Stand-ins for the built web app and the OHIF build, so their routes are registered as in production.
+  const webDir = path.join(ctx.dataDir, 'web-dist');
+  const ohifDir = path.join(ctx.dataDir, 'ohif');
+  await mkdir(path.join(webDir, 'assets'), { recursive: true });
+  await mkdir(ohifDir, { recursive: true });
+  await writeFile(path.join(webDir, 'index.html'), '<!doctype html><title>app</title>');
+  await writeFile(path.join(webDir, 'assets', 'app.js'), 'export {};\n');
+  await writeFile(path.join(ohifDir, 'index.html'), '<!doctype html><title>viewer</title>');
+  await writeFile(path.join(ohifDir, 'app.js'), 'export {};\n');
+  await writeFile(path.join(ctx.dataDir, 'app-config.js'), 'window.config = {};\n');
+
+  mainApp = await buildApp(ctx.services, { logRequests: false, webDistDir: webDir });
+  await mainApp.ready();
+  viewerApp = await buildViewerApp(ctx.services, {
+    logRequests: false,
+    ohifDir,
+    appConfigFile: path.join(ctx.dataDir, 'app-config.js'),
+  });
+  await viewerApp.ready();
+
+  const patient = async (email: string): Promise<Account> => ({
+    ...(await newPatient(ctx, email)),
+    email,
+    password: strongPassword,
+  });
+  const owner = await patient('owner@example.com');
+  const stranger = await patient('stranger@example.com');
+  const loginTarget = await patient('login-target@example.com');
+
+  // The admin as a first start creates it, with the one-time password it prints.
+  let printed = '';
+  await ensureAdmin({
+    ...ctx.services,
+    log: { warn: (msg: string) => (printed = msg) } as unknown as Services['log'],
+  });
+  const adminPassword = /one-time password: (\S+)/.exec(printed)?.[1];
+  if (!adminPassword) throw new Error('ensureAdmin printed no password');
+  const adminEmail = ctx.services.config.adminEmail;
+  const adminLogin = await login(adminEmail, adminPassword);
+  const admin = {
+    id: adminLogin.id,
+    email: adminEmail,
+    password: adminPassword,
+    token: adminLogin.authToken,
+  };
+
+  const apply = async (email: string) => {
+    const res = await registerUser(ctx, email, { extra: professional(email) });
+    if (res.statusCode !== 201) throw new Error(`registration failed: ${res.body}`);
+    return res.json().data.id as string;
+  };
+  await apply('pending@example.com');
+  const pendingLogin = await login('pending@example.com');
+  const pending = {
+    id: pendingLogin.id,
+    email: 'pending@example.com',
+    password: strongPassword,
+    token: pendingLogin.authToken,
+  };
+  const applicants = {
+    approve: await apply('applicant-1@example.com'),
+    reject: await apply('applicant-2@example.com'),
+  };
+
+  const uids = { studyUid: uid(), seriesUid: uid(), sopUid: uid() };
+  const [studyId] = await ingestFiles(ctx, owner.id, [makeDicom(uids)]);
+  const [throwawayStudyId] = await ingestFiles(ctx, owner.id, [
+    makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+  ]);
+  const [strangerStudyId] = await ingestFiles(ctx, stranger.id, [
+    makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+  ]);
+  const [notification] = await ctx.services.database.db
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(eq(notifications.userId, owner.id))
+    .limit(1);
+  if (!studyId || !throwawayStudyId || !strangerStudyId || !notification) throw new Error('setup failed');
+
+  const uploadToken = async (account: Account) => {
+    const res = await mainApp.inject({
+      url: '/api/storage/token',
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    if (res.statusCode !== 200) throw new Error(`no upload token: ${res.statusCode}`);
+    return res.json().accessToken as string;
+  };
+  const uploadTokens = {
+    owner: await uploadToken(owner),
+    stranger: await uploadToken(stranger),
+    admin: await uploadToken(admin),
+  };
+  // The owner's uploads: one finished (a real study archive), one left open.
+  const upload = async (data: Buffer | null, size: number) => {
+    const objectName = `${owner.id}/${randomUUID()}/study.zip`;
+    const auth = { authorization: `Bearer ${uploadTokens.owner}` };
+    const created = await mainApp.inject({
+      method: 'POST',
+      url: '/api/uploads',
+      headers: {
+        ...auth,
+        ...tus,
+        'upload-length': String(size),
+        'upload-metadata': `objectName ${b64(objectName)}`,
+      },
+    });
+    if (created.statusCode !== 201) throw new Error(`upload creation failed: ${created.statusCode}`);
+    if (data) {
+      const patched = await mainApp.inject({
+        method: 'PATCH',
+        url: `/api/uploads/${objectName}`,
+        headers: { ...auth, ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+        payload: data,
+      });
+      if (patched.statusCode !== 204) throw new Error(`upload failed: ${patched.statusCode}`);
+    }
+    return objectName;
+  };
+  const zip = buildZip([
+    { name: 'IMG0001.dcm', data: makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }) },
+  ]);
+  const completeUpload = await upload(zip, zip.length);
+  const openUpload = await upload(null, 1024);
+
+  // Viewer credentials: the owner's for the owner's study, the stranger's for the stranger's own.
+  const grantFor = async (account: Account, study: string) => {
+    const res = await mainApp.inject({
+      url: `/api/dicom/viewer/${study}`,
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    const token = new URL(res.json().url as string).hash.replace('#grant=', '');
+    const bind = await viewerApp.inject({
+      method: 'POST',
+      url: `${DICOMWEB_ROOT}/session`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const cookie = bind.cookies[0];
+    if (bind.statusCode !== 204 || !cookie) throw new Error(`binding failed: ${bind.statusCode}`);
+    return { authorization: `Bearer ${token}`, cookie: `${cookie.name}=${cookie.value}` };
+  };
+  const grants = {
+    owner: await grantFor(owner, studyId),
+    stranger: await grantFor(stranger, strangerStudyId),
+  };
+
+  const spare = await spareToken(owner);
+  const sessions = await mainApp.inject({
+    url: '/api/auth/sessions',
+    headers: { authorization: `Bearer ${spare}` },
+  });
+  const spareSessionId = (sessions.json().data as Array<{ id: string; current: boolean }>).find(
+    (s) => s.current,
+  )!.id;
+
+  fixtures = {
+    owner: { ...owner, studyId, ...uids },
+    stranger,
+    admin,
+    pending,
+    loginTarget,
+    throwawayStudyId,
+    notificationId: notification.id,
+    completeUpload,
+    openUpload,
+    spareSessionId,
+    applicants,
+    uploadTokens,
+    grants,
+  };
+}, 60_000);
+
+afterAll(async () => {
+  for (const id of jobs) await jobSettled(ctx, id).catch(() => undefined);
+  await viewerApp?.close();
+  await mainApp?.close();
+  await ctx?.close();
+});
+
+// --- The matrix ---------------------------------------------------------------------------------
+
+describe('authorization matrix (every route × owner, stranger, anonymous, admin, pending professional)', () => {
+  const apps = () =>
+    [
+      { name: 'main' as const, app: mainApp, table: MAIN },
+      { name: 'viewer' as const, app: viewerApp, table: VIEWER },
+    ] as const;
+
+  it('has an expectation for every registered route, and no entry for a route that is gone', () => {
+    const problems: string[] = [];
+    for (const { name, app, table } of apps()) {
+      const routes = routesOf(app);
+      expect(routes.length, `${name}: routes seen by onRoute vs printRoutes`).toBe(printedRouteCount(app));
+      for (const r of routes) {
+        if (!entryOf(table, r))
+          problems.push(
+            `${name} app: route "${routeKey(r)}" has no expectation. Add an entry to ${name === 'main' ? 'MAIN' : 'VIEWER'} in apps/server/test/system/authorization-matrix.test.ts saying which actors may get a 2xx (and what the others get).`,
+          );
+      }
+      const registered = new Set(routes.map(routeKey));
+      for (const key of Object.keys(table))
+        if (!registered.has(key))
+          problems.push(`${name} app: entry "${key}" names no registered route; remove it.`);
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('answers each actor as the table says: no unexpected 2xx, no 5xx, nothing of the owner leaks', async () => {
+    const f = fixtures;
+    const marks = ownerMarks(f);
+    const failures: string[] = [];
+    const histogram = new Map<number, number>();
+    const covered = { main: 0, viewer: 0 };
+    let calls = 0;
+
+    type Planned = {
+      name: 'main' | 'viewer';
+      app: FastifyInstance;
+      route: { method: string; url: string };
+      entry: Entry;
+    };
+    const first: Planned[] = [];
+    const last: Planned[] = [];
+    for (const { name, app, table } of apps()) {
+      for (const route of routesOf(app)) {
+        const entry = entryOf(table, route);
+        if (!entry) continue; // reported by the test above
+        covered[name]++;
+        (entry.last || route.method === 'DELETE' ? last : first).push({ name, app, route, entry });
+      }
+    }
+
+    for (const { name, app, route, entry } of [...first, ...last]) {
+      let url: string;
+      try {
+        url = fillPath(route.url, { ...defaultParams(f), ...entry.params?.(f) });
+      } catch (err) {
+        failures.push(`${name} ${routeKey(route)}: ${(err as Error).message}`);
+        continue;
+      }
+      // The owner goes last, so a stranger is always refused something that still exists.
+      for (const actor of ACTORS) {
+        const extra = (await entry.request?.(actor, f)) ?? {};
+        const res = await app.inject({
+          method: route.method as InjectOptions['method'],
+          url,
+          remoteAddress: freshIp(),
+          ...extra,
+          headers: { ...credentialHeaders(name, entry, actor, f), ...extra.headers },
+        });
+        calls++;
+        histogram.set(res.statusCode, (histogram.get(res.statusCode) ?? 0) + 1);
+        const expected = entry.expect[actor];
+        const where = `${name} ${route.method} ${url} as ${actor}`;
+        if (res.statusCode >= 500) {
+          failures.push(`${where}: ${res.statusCode} (server error) ${res.body.slice(0, 200)}`);
+          continue;
+        }
+        if (!matches(expected, res.statusCode)) {
+          failures.push(
+            `${where}: got ${res.statusCode}, expected ${expected === 'ok' ? '2xx' : String(expected)} ${res.body.slice(0, 200)}`,
+          );
+          continue;
+        }
+        if (res.statusCode < 300 && actor !== 'owner' && !entry.mayReveal?.includes(actor)) {
+          const leaked = marks.filter((m) => res.body.includes(m));
+          if (leaked.length) failures.push(`${where}: the answer mentions the owner's ${leaked.join(', ')}`);
+        }
+        {
+          const wrong = entry.check?.(res, actor, f);
+          if (wrong) failures.push(`${where}: ${wrong}`);
+        }
+      }
+    }
+
+    console.log(
+      [
+        'Authorization matrix:',
+        `  routes covered: main app ${covered.main}, viewer app ${covered.viewer}`,
+        `  actors: ${ACTORS.length} (${ACTORS.join(', ')})`,
+        `  calls: ${calls}`,
+        `  statuses: ${[...histogram.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(', ')}`,
+      ].join('\n'),
+    );
+    expect(failures, failures.join('\n')).toEqual([]);
+  });
+});
