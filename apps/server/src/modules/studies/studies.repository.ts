@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
+import { instanceReadingOrder } from '../../db/reading-order';
 import {
   instances,
   notifications,
@@ -428,12 +429,7 @@ export function createStudiesRepository(db: Db) {
         .from(instances)
         .innerJoin(series, eq(series.id, instances.seriesId))
         .where(eq(instances.studyId, studyId))
-        .orderBy(
-          sql`${series.seriesNumber} asc nulls last`,
-          asc(series.seriesInstanceUid),
-          sql`${instances.instanceNumber} asc nulls last`,
-          asc(instances.sopInstanceUid),
-        );
+        .orderBy(...instanceReadingOrder());
     },
     /**
      * The objects holding a study's instances: `own` ones hold nothing else; `shared` ones are archives

@@ -1,5 +1,6 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { instanceReadingOrder } from '../../db/reading-order';
 import { instances, series, studyThumbnails } from '../../db/schema/index';
 import type { InstanceLocation } from '../studies/instance-location';
 
@@ -27,12 +28,7 @@ export function createThumbnailsRepository(db: Db) {
         .from(instances)
         .innerJoin(series, eq(series.id, instances.seriesId))
         .where(eq(instances.studyId, studyId))
-        .orderBy(
-          sql`${series.seriesNumber} asc nulls last`,
-          asc(series.seriesInstanceUid),
-          sql`${instances.instanceNumber} asc nulls last`,
-          asc(instances.sopInstanceUid),
-        );
+        .orderBy(...instanceReadingOrder());
     },
 
     /** The kept thumbnail of this version of the study, if any. */
