@@ -323,7 +323,12 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       storage,
       queue: { check: () => startedQueue.ping() },
     });
-    const notifications = createNotificationsService(createNotificationsRepository(database.db));
+    const notifications = createNotificationsService({
+      repo: createNotificationsRepository(database.db),
+      users,
+      mail,
+      appUrl: config.publicUrl,
+    });
     const jobsService = createJobsService({ queue, studies });
     return {
       config,

@@ -5,3 +5,4 @@ export * from './accounts';
 export * from './studies';
 export * from './viewer';
 export * from './jobs';
+export * from './sharing';

@@ -156,6 +156,10 @@ export const studyUploads = pgTable(
       .notNull()
       .default('queued'),
     jobId: text('job_id'),
+    /** Who sent the files: the owner, or for a shared upload the invitee (ownerId is the inviter). */
+    uploadedBy: uuid('uploaded_by').references(() => users.id, { onDelete: 'set null' }),
+    /** The invitation a shared upload came through. */
+    invitationId: uuid('invitation_id'),
     reason: text('reason'),
     attempts: integer('attempts').notNull().default(0),
     sizeBytes: bigint('size_bytes', { mode: 'number' }),

@@ -1,6 +1,6 @@
-import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { studies } from '../../db/schema/index';
+import { studies, studyShares, users } from '../../db/schema/index';
 import type { Principal } from './principal';
 
 export type StudyRow = typeof studies.$inferSelect;
@@ -8,17 +8,39 @@ export type StudyRow = typeof studies.$inferSelect;
 export type StudyTarget = { id: string } | { uid: string };
 
 /**
- * The one statement of which studies a principal may see: their own, processed and not being
- * deleted; a viewer grant narrows that to its one study. `includeDeleting` lets an owner finish a
- * delete that stopped half-way.
+ * A live share of the study with this user, while its owner allows sharing (Settings, 'Share
+ * Medical Records'): turning that off closes every recipient's access until it is on again.
+ */
+function sharedWith(userId: string): SQL {
+  return exists(
+    sql`(select 1 from ${studyShares} join ${users} on ${users.id} = ${studyShares.ownerId}
+         where ${studyShares.studyId} = ${studies.id} and ${studyShares.targetUserId} = ${userId}
+           and ${studyShares.revokedAt} is null and ${studyShares.ownerId} = ${studies.ownerId}
+           and ${users.shareMedicalData})`,
+  );
+}
+
+/**
+ * The one statement of which studies a principal may see: their own and those shared with them,
+ * processed and not being deleted; a viewer grant narrows that to its one study.
+ * `includeDeleting` lets an owner finish a delete that stopped half-way.
  */
 function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL {
   return and(
-    eq(studies.ownerId, p.userId),
+    or(eq(studies.ownerId, p.userId), sharedWith(p.userId)),
     eq(studies.processStatus, 'completed'),
     opts.includeDeleting ? undefined : isNull(studies.deletingSince),
     p.studyId ? eq(studies.id, p.studyId) : undefined,
   )!;
+}
+
+/** A study shared with a user, with the share that opens it and its owner (Shared Studies tab). */
+export interface SharedStudyRow {
+  study: StudyRow;
+  shareId: string;
+  sharedAt: Date;
+  ownerName: string | null;
+  ownerEmail: string;
 }
 
 export function createAccessRepository(db: Db) {
@@ -38,6 +60,31 @@ export function createAccessRepository(db: Db) {
     },
     async listVisible(p: Principal): Promise<StudyRow[]> {
       return db.select().from(studies).where(visibleTo(p)).orderBy(asc(studies.createdAt), asc(studies.id));
+    },
+    /** The studies others share with this user that they may open now, newest share first. */
+    async listSharedWith(userId: string): Promise<SharedStudyRow[]> {
+      return db
+        .select({
+          study: studies,
+          shareId: studyShares.id,
+          sharedAt: studyShares.createdAt,
+          ownerName: users.name,
+          ownerEmail: users.email,
+        })
+        .from(studyShares)
+        .innerJoin(studies, eq(studies.id, studyShares.studyId))
+        .innerJoin(users, eq(users.id, studies.ownerId))
+        .where(
+          and(
+            eq(studyShares.targetUserId, userId),
+            isNull(studyShares.revokedAt),
+            eq(studyShares.ownerId, studies.ownerId),
+            eq(users.shareMedicalData, true),
+            eq(studies.processStatus, 'completed'),
+            isNull(studies.deletingSince),
+          ),
+        )
+        .orderBy(desc(studyShares.createdAt), desc(studyShares.id));
     },
   };
 }

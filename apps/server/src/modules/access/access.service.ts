@@ -1,11 +1,31 @@
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
-import type { AccessRepository, StudyRow, StudyTarget } from './access.repository';
+import type { AccessRepository, SharedStudyRow, StudyRow, StudyTarget } from './access.repository';
 import type { Principal } from './principal';
 
-/** What a principal wants to do with a study. */
-export type StudyAction = 'read' | 'download' | 'delete';
+/**
+ * What a principal wants to do with a study. Owners may do everything but ask for their own study;
+ * recipients of a share may read it and ask for ownership; a viewer grant may only read.
+ */
+export type StudyAction =
+  | 'read'
+  | 'download'
+  | 'delete'
+  | 'share'
+  | 'transfer'
+  | 'receipts'
+  | 'request_ownership';
+
+/** How a principal stands to a study it may see. */
+export type StudyRelation = 'owner' | 'recipient';
+
+const RECIPIENT_ACTIONS: ReadonlySet<StudyAction> = new Set(['read', 'request_ownership']);
+
+/** The principal's relation to a study `requireStudyAccess` returned. */
+export function relationOf(p: Principal, study: StudyRow): StudyRelation {
+  return study.ownerId === p.userId ? 'owner' : 'recipient';
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A DICOM UID as ingest admits it (see isValidUid in studies/dicom-header.ts). */
@@ -17,10 +37,11 @@ export const STUDY_NOT_FOUND = 'Study not found or invalid study ID.';
  * malformed id get the same 404 (so ids cannot be probed), and every refusal is audited.
  */
 export function createAccessService(deps: { repo: AccessRepository; audit: AuditRecorder }) {
-  /** Which actions the principal's relation to a study allows. Owners (and their grants) may read; owners' sessions all. */
+  /** Which actions the principal's relation to a visible study allows (see StudyAction). */
   function allows(p: Principal, study: StudyRow, action: StudyAction): boolean {
-    if (study.ownerId !== p.userId) return false;
-    return p.via === 'session' || action === 'read';
+    if (p.via === 'grant') return action === 'read';
+    if (relationOf(p, study) === 'owner') return action !== 'request_ownership';
+    return RECIPIENT_ACTIONS.has(action);
   }
 
   return {
@@ -59,6 +80,11 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
     /** Every study the principal may read (DICOMweb searches). */
     visibleStudies(p: Principal): Promise<StudyRow[]> {
       return deps.repo.listVisible(p);
+    },
+
+    /** The studies shared with this user that they may open now (Shared Studies tab). */
+    sharedWith(userId: string): Promise<SharedStudyRow[]> {
+      return deps.repo.listSharedWith(userId);
     },
   };
 }

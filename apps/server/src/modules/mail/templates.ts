@@ -255,3 +255,18 @@ Sign in at ${p.appUrl}/studies to see it.`,
     ),
   };
 }
+
+/** Any in-app notification, by email (callers keep patient data out of title and description). */
+export function notificationEmail(p: { title: string; description: string; link: string }): MailContent {
+  return {
+    subject: p.title,
+    text: `${p.description}\n\nOpen Medical Imaging: ${p.link}\n\nYou can turn these emails off in Settings (Notifications).`,
+    html: layout(
+      p.title,
+      html`<h1 style="font-size:18px">${p.title}</h1>
+        <p>${p.description}</p>
+        ${button(p.link, 'Open Medical Imaging')}
+        <p style="color:#6b7280;font-size:12px">You can turn these emails off in Settings (Notifications).</p>`,
+    ),
+  };
+}

@@ -7,6 +7,11 @@ export type NotificationRow = typeof notifications.$inferSelect;
 /** A user's notifications (written by the modules that notify: processing, sharing, …). */
 export function createNotificationsRepository(db: Db) {
   return {
+    async insert(row: typeof notifications.$inferInsert): Promise<NotificationRow> {
+      const [created] = await db.insert(notifications).values(row).returning();
+      return created!;
+    },
+
     /** Unread first, each part newest first. */
     listFor(userId: string, limit: number): Promise<NotificationRow[]> {
       return db

@@ -1,5 +1,8 @@
 import type { Notification } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
+import type { MailService } from '../mail/mail.service';
+import { notificationEmail } from '../mail/templates';
+import type { UsersRepository } from '../users/users.repository';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository';
 
 /**
@@ -17,9 +20,47 @@ const toDto = (r: NotificationRow): Notification => ({
   createdAt: r.createdAt.toISOString(),
 });
 
-/** The signed-in user's own notifications: the list with its unread count, and marking one read. */
-export function createNotificationsService(repo: NotificationsRepository) {
+export interface NotificationDeps {
+  repo: NotificationsRepository;
+  users: Pick<UsersRepository, 'findById'>;
+  mail: Pick<MailService, 'send'>;
+  appUrl: string;
+}
+
+/** What happened, for the in-app list and (without patient data) for the email. */
+export interface NotificationEvent {
+  type: Notification['type'];
+  title: string;
+  description: string;
+  /** An app path the email links to (default: the dashboard). */
+  path?: string;
+}
+
+/**
+ * The signed-in user's own notifications (the list with its unread count, marking one read), and
+ * `notify`, the one way every module tells a user something happened.
+ */
+export function createNotificationsService(deps: NotificationDeps) {
+  const { repo } = deps;
   return {
+    /**
+     * The in-app notification and, when the user wants emails, an email saying the same. Callers
+     * keep patient data out of `title` and `description`: they travel by email.
+     */
+    async notify(userId: string, event: NotificationEvent): Promise<void> {
+      await repo.insert({ userId, type: event.type, title: event.title, description: event.description });
+      const user = await deps.users.findById(userId);
+      if (user?.emailNotifications && user.accountStatus === 'active')
+        await deps.mail.send(
+          user.email,
+          notificationEmail({
+            title: event.title,
+            description: event.description,
+            link: new URL(event.path ?? '/', deps.appUrl).toString(),
+          }),
+        );
+    },
+
     async list(userId: string): Promise<{ data: Notification[]; unreadCount: number }> {
       const rows = await repo.listFor(userId, LIST_LIMIT);
       const unreadCount = await repo.unreadCount(userId);

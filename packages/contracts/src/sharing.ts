@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { emailSchema } from './rules';
+import { studyListItemSchema } from './studies';
+
+/**
+ * Sharing: the provider directory and a user's trusted network, study shares, ownership,
+ * invitations and access receipts. Field names follow the product specification (`_id` and `id`
+ * carry the same value).
+ */
+
+const uuid = z.string().uuid();
+
+// ---------------------------------------------------------------- providers
+
+export const providerSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  name: z.string(),
+  specialty: z.string().nullable(),
+  description: z.string().nullable(),
+  /** A numeric string, e.g. '12'. */
+  yearsOfExperience: z.string().nullable(),
+  rating: z.number().nullable(),
+  credentials: z.array(z.string()),
+  location: z
+    .object({
+      street: z.string(),
+      city: z.string(),
+      state: z.string(),
+      zipCode: z.string(),
+      country: z.string(),
+    })
+    .nullable(),
+  academicProfile: z.object({ rank: z.string(), numberOfPublications: z.number() }).nullable(),
+  contactInformation: z.object({
+    email: z.string(),
+    mobile: z.string().nullable(),
+    website: z.string().nullable(),
+  }),
+  workingHours: z.object({ weekdays: z.string(), weekends: z.string() }).nullable(),
+  /** Whether a verified professional account receives what is shared with this provider. */
+  onPlatform: z.boolean(),
+});
+export type Provider = z.infer<typeof providerSchema>;
+
+export const providerListSchema = z.object({ data: z.array(providerSchema) });
+export const providerIdBodySchema = z.strictObject({ providerId: uuid });
+export const inviteProviderBodySchema = z.strictObject({ to: emailSchema });
+export const messageSchema = z.object({ message: z.string() });
+
+/** Provider experience buckets of the /providers filter. */
+export const EXPERIENCE_BUCKETS = ['0-5', '5-10', '10-15', '15+'] as const;
+export type ExperienceBucket = (typeof EXPERIENCE_BUCKETS)[number];
+export function experienceBucket(years: string | null | undefined): ExperienceBucket | null {
+  const n = Number(years);
+  if (years == null || years === '' || !Number.isFinite(n)) return null;
+  if (n <= 5) return '0-5';
+  if (n <= 10) return '5-10';
+  if (n <= 15) return '10-15';
+  return '15+';
+}
+
+// ---------------------------------------------------------------- shares
+
+export const SHARE_EMAIL_MESSAGE = 'Please enter a valid email address';
+export const SHARE_NOTHING_SELECTED_MESSAGE = 'Please select providers or enter an email address';
+export const SHARING_OFF_MESSAGE =
+  'Sharing is turned off. Turn on Share Medical Records in Settings (Privacy & Sharing) to share your studies.';
+
+export const createShareBodySchema = z.union([
+  z.strictObject({ email: emailSchema, studyId: uuid, addProvider: z.boolean().optional() }),
+  z.strictObject({ providerId: uuid, studyId: uuid }),
+]);
+export type CreateShareBody = z.infer<typeof createShareBodySchema>;
+
+/** A share as its owner sees it (Currently Shared With, provider-side lists). */
+export const shareSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  email: z.string(),
+  targetUser: z.object({ _id: z.string(), email: z.string(), name: z.string().nullable() }).nullable(),
+  createdAt: z.string(),
+  /** Whether the recipient has an account that receives it yet. */
+  accepted: z.boolean(),
+  provider: providerSchema.nullable(),
+  study: z.object({
+    _id: z.string(),
+    studyId: z.string().nullable(),
+    metadata: z.object({
+      studyDescription: z.string().nullable(),
+      patientName: z.string().nullable(),
+      modality: z.string().nullable(),
+      studyDate: z.string().nullable(),
+    }),
+  }),
+});
+export type Share = z.infer<typeof shareSchema>;
+export const shareListSchema = z.object({ data: z.array(shareSchema) });
+export const createShareResponseSchema = z.object({ message: z.string(), data: shareSchema });
+
+/** One row of the Shared Studies tab: the study plus who shared it and when. */
+export const sharedStudySchema = z.object({
+  _id: z.string(),
+  shareId: z.string(),
+  sharedAt: z.string(),
+  owner: z.object({ name: z.string().nullable(), email: z.string() }),
+  study: studyListItemSchema,
+});
+export type SharedStudy = z.infer<typeof sharedStudySchema>;
+export const sharedStudyListSchema = z.object({ data: z.array(sharedStudySchema) });
+
+export const linkShareBodySchema = z.strictObject({
+  targetUser: uuid,
+  /** The signed token of the emailed share link: proves the email was received. */
+  token: z.string().max(200).optional(),
+});
+
+// ---------------------------------------------------------------- ownership
+
+export const transferOwnershipBodySchema = z.union([
+  z.strictObject({ studyId: uuid, requesterEmail: emailSchema }),
+  z.strictObject({ studyId: uuid, requesterId: uuid }),
+]);
+export const requestOwnershipBodySchema = z.strictObject({ studyId: uuid });
+export const ownershipResponseSchema = z.object({ message: z.string(), newOwnerId: z.string().optional() });
+
+// ---------------------------------------------------------------- invitations
+
+export const inviteUserBodySchema = z.strictObject({ email: emailSchema });
+export const inviteLinkSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  expiresAt: z.string(),
+});
+export type InviteLink = z.infer<typeof inviteLinkSchema>;
+/** What an invitation token says, for the page it lands on. */
+export const invitationCheckSchema = z.object({
+  valid: z.boolean(),
+  kind: z.enum(['direct_upload', 'provider']).nullable(),
+  inviterName: z.string().nullable(),
+});
+
+// ---------------------------------------------------------------- access receipts
+
+export const accessReceiptsSchema = z.object({
+  /** Who can open the study now, besides its owner. */
+  current: z.array(
+    z.object({
+      shareId: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      accepted: z.boolean(),
+      sharedAt: z.string(),
+      firstOpenedAt: z.string().nullable(),
+    }),
+  ),
+  /** Opens, downloads, shares and revocations, newest first. */
+  events: z.array(
+    z.object({
+      at: z.string(),
+      action: z.string(),
+      actor: z.string(),
+      detail: z.string().nullable(),
+    }),
+  ),
+});
+export type AccessReceipts = z.infer<typeof accessReceiptsSchema>;
