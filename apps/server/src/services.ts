@@ -24,6 +24,9 @@ import { createThrottle } from './modules/auth/throttle.repository';
 import { createMailService, type MailService } from './modules/mail/mail.service';
 import { sendEmailJob } from './modules/mail/send-email.job';
 import { createUsersRepository, type UsersRepository } from './modules/users/users.repository';
+import { createInvitationTokens } from './modules/invitations/invitation-token';
+import { createInvitationsRepository } from './modules/invitations/invitations.repository';
+import { createInvitationsService, type InvitationsService } from './modules/invitations/invitations.service';
 import { createUsersService, type UsersService } from './modules/users/users.service';
 import { createCaptchaVerifier } from './ports/captcha/index';
 import type { CaptchaVerifier } from './ports/captcha/captcha';
@@ -57,11 +60,17 @@ import { createDicomStore } from './ports/dicom-store/index';
 import { createHealthService, type HealthService } from './modules/health/health.service';
 import { createJobsService, type JobsService } from './modules/jobs/jobs.service';
 import { createNotificationsRepository } from './modules/notifications/notifications.repository';
+import { createProvidersRepository } from './modules/providers/providers.repository';
+import { createProvidersService, type ProvidersService } from './modules/providers/providers.service';
 import {
   createNotificationsService,
   type NotificationsService,
 } from './modules/notifications/notifications.service';
 import type { DicomStore } from './ports/dicom-store/dicom-store';
+import { createSharingRepository } from './modules/sharing/sharing.repository';
+import { createSharingService, type SharingService } from './modules/sharing/sharing.service';
+import { createOwnershipService, type OwnershipService } from './modules/sharing/ownership.service';
+import { defaultQuotaBytes } from './modules/studies/quota';
 
 /** Everything a request handler or job may use, built once per process from the config. */
 export interface Services {
@@ -90,6 +99,8 @@ export interface Services {
   /** Liveness of database, storage and queue. */
   health: HealthService;
   notifications: NotificationsService;
+  /** The provider directory (seeded on first start) and each user's trusted network. */
+  providers: ProvidersService;
   /** A user's pending study jobs. */
   jobsService: JobsService;
   /** The clock every account rule reads (tests move it instead of sleeping). */
@@ -113,6 +124,12 @@ export interface Services {
   viewerGrants: ViewerGrants;
   viewer: ViewerService;
   thumbnails: ThumbnailService;
+  /** Invite links, invitation emails, shared uploads and provider referrals. */
+  invitations: InvitationsService;
+  /** Study shares and access receipts. */
+  sharing: SharingService;
+  /** Moving studies between owners. */
+  ownership: OwnershipService;
   close(): Promise<void>;
 }
 
@@ -165,12 +182,19 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const throttle = createThrottle(database.db, now);
     const mfaRepo = createMfaRepository(database.db);
     const emailTokens = createEmailTokensRepository(database.db);
+    const secrets = createSecrets(config.sessionSecret);
     const studiesRepo = createStudiesRepository(database.db);
     const dicomwebRepo = createDicomwebRepository(database.db);
     const viewerRepo = createViewerRepository(database.db);
     const dicomStore = createDicomStore(config);
     const emailJob = sendEmailJob(mailer);
     const mail = createMailService(queue, emailJob);
+    const notifications = createNotificationsService({
+      repo: createNotificationsRepository(database.db),
+      users,
+      mail,
+      appUrl: config.publicUrl,
+    });
 
     // Uploads and their processing.
     const archivePrescan = new ArchivePrescan(log, config.dicomMaxDecodedBytes);
@@ -218,6 +242,19 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     await queue.register([emailJob, processStudy, sweepUploads, finishDeletes, transferStudy]);
     if (opts.runWorkers) await queue.work();
 
+    // Invitations: needed by registration (referrals), uploads and processing (shared uploads).
+    const invitations = createInvitationsService({
+      repo: createInvitationsRepository(database.db),
+      tokens: createInvitationTokens(config.sessionSecret),
+      users,
+      mail,
+      audit,
+      throttle,
+      appUrl: config.publicUrl,
+      defaultMaxStorageGB: config.defaultMaxStorageGB,
+      now,
+    });
+
     // Accounts.
     const issueSession = createSessionIssuer({ sessions, audit, sessionMaxMs: config.sessionMaxMs, now });
     const mfa = createMfaService({
@@ -226,7 +263,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       mail,
       audit,
       throttle,
-      secrets: createSecrets(config.sessionSecret),
+      secrets,
       issueSession,
       now,
     });
@@ -268,6 +305,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
         : undefined,
       appUrl: config.publicUrl,
       sessionIdleMs: config.sessionIdleMs,
+      referrals: invitations,
       now,
     });
     const usersService = createUsersService({ users, audit, now });
@@ -285,6 +323,48 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       auditBuffer: studiesAuditBuffer,
       changes: feed,
+      invitations,
+    });
+    // The provider directory and trusted networks; a new installation starts with the catalogue.
+    const providers = createProvidersService({
+      repo: createProvidersRepository(database.db),
+      users,
+      audit,
+      throttle,
+      notifications,
+      now,
+    });
+    const seededProviders = await providers.ensureDirectory();
+    if (seededProviders) log.info({ providers: seededProviders }, 'provider directory seeded');
+    // Sharing: study shares, ownership moves and access receipts.
+    const sharingRepo = createSharingRepository(database.db);
+    const sharing = createSharingService({
+      repo: sharingRepo,
+      access,
+      users,
+      providers,
+      notifications,
+      mail,
+      audit,
+      throttle,
+      secrets,
+      auditBuffer: studiesAuditBuffer,
+      changes: feed,
+      appUrl: config.publicUrl,
+      now,
+    });
+    const ownership = createOwnershipService({
+      repo: sharingRepo,
+      access,
+      users,
+      notifications,
+      mail,
+      audit,
+      throttle,
+      changes: feed,
+      appUrl: config.publicUrl,
+      defaultMaxStorageBytes: defaultQuotaBytes(config.defaultMaxStorageGB),
+      now,
     });
     const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now);
     const viewer = createViewerService({
@@ -295,6 +375,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       job: transferStudy,
       audit,
       viewerPublicUrl: config.viewerPublicUrl,
+      onOpen: (p, study) => sharing.recordOpen(p, study),
     });
     const thumbnails = createThumbnailService({
       repo: createThumbnailsRepository(database.db),
@@ -313,6 +394,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       prescan,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
+      invitations,
     });
 
     // The rest of the API.
@@ -322,12 +404,6 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       database: { kind: database.kind, check: () => database.ping() },
       storage,
       queue: { check: () => startedQueue.ping() },
-    });
-    const notifications = createNotificationsService({
-      repo: createNotificationsRepository(database.db),
-      users,
-      mail,
-      appUrl: config.publicUrl,
     });
     const jobsService = createJobsService({ queue, studies });
     return {
@@ -365,6 +441,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       viewerGrants,
       viewer,
       thumbnails,
+      invitations,
+      providers,
+      sharing,
+      ownership,
       async close() {
         await startedQueue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
         await studiesAuditBuffer.close();

@@ -65,6 +65,8 @@ export const registerFieldsSchema = z.strictObject({
   position: z.string().trim().max(200).optional(),
   acceptTerms: z.literal(true, { error: 'You must accept the terms and conditions' }),
   captcha: z.string().max(10_000).optional(),
+  /** An emailed invitation's token: single use, for the invited email and the roles it allows. */
+  referral: z.string().max(200).optional(),
 });
 
 /**

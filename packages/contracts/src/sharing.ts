@@ -60,6 +60,77 @@ export function experienceBucket(years: string | null | undefined): ExperienceBu
   return '15+';
 }
 
+/** GET /api/providers: the directory, optionally narrowed (name or email, specialty, country, experience). */
+export const providerListQuerySchema = z.object({
+  q: z.string().trim().max(200).optional(),
+  specialty: z.string().trim().max(100).optional(),
+  country: z.string().trim().max(100).optional(),
+  experience: z.enum(EXPERIENCE_BUCKETS).optional(),
+});
+export type ProviderListQuery = z.infer<typeof providerListQuerySchema>;
+export const providerResponseSchema = z.object({ message: z.string(), data: providerSchema });
+
+// ---------------------------------------------------------------- providers (admin)
+
+const requiredText = (label: string, max = 200) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`)
+    .max(max);
+const optionalText = (max = 200) => z.string().trim().max(max);
+
+/** The admin form: every field of a directory provider. Empty optional texts are stored as empty. */
+export const providerInputSchema = z.strictObject({
+  name: requiredText('Name'),
+  specialty: requiredText('Specialty', 100),
+  description: optionalText(2000),
+  yearsOfExperience: z
+    .string()
+    .trim()
+    .regex(/^\d{1,2}$/, 'Years of experience must be a whole number from 0 to 99'),
+  rating: z.number({ error: 'Rating must be a number' }).min(0).max(5),
+  credentials: z.array(z.string().trim().min(1).max(100)).max(20),
+  location: z.strictObject({
+    street: optionalText(),
+    city: requiredText('City', 100),
+    state: optionalText(100),
+    zipCode: optionalText(20),
+    country: requiredText('Country', 100),
+  }),
+  academicProfile: z.strictObject({
+    rank: optionalText(100),
+    numberOfPublications: z.number().int().min(0).max(100_000),
+  }),
+  contactInformation: z.strictObject({
+    email: emailSchema,
+    mobile: optionalText(40),
+    website: z
+      .string()
+      .trim()
+      .max(300)
+      .refine(
+        (v) => v === '' || /^https?:\/\/[^\s]+$/i.test(v),
+        'Website must start with http:// or https://',
+      ),
+  }),
+  workingHours: z.strictObject({ weekdays: optionalText(100), weekends: optionalText(100) }),
+});
+export type ProviderInput = z.infer<typeof providerInputSchema>;
+
+/** A directory provider as the admin area shows it: retired ones too, and the linked account. */
+export const adminProviderSchema = providerSchema.extend({
+  retiredAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  linkedUser: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }).nullable(),
+});
+export type AdminProvider = z.infer<typeof adminProviderSchema>;
+export const adminProviderListSchema = z.object({ data: z.array(adminProviderSchema) });
+export const adminProviderResponseSchema = z.object({ message: z.string(), data: adminProviderSchema });
+/** Link a directory provider to a verified, active professional account by its email. */
+export const linkProviderBodySchema = z.strictObject({ email: emailSchema });
+
 // ---------------------------------------------------------------- shares
 
 export const SHARE_EMAIL_MESSAGE = 'Please enter a valid email address';
@@ -138,7 +209,24 @@ export const invitationCheckSchema = z.object({
   valid: z.boolean(),
   kind: z.enum(['direct_upload', 'provider']).nullable(),
   inviterName: z.string().nullable(),
+  /** Why the token cannot be used (invalid, expired or revoked), for the page to show. */
+  message: z.string().nullable().optional(),
+  /**
+   * Room left in the inviter's storage (a shared upload is charged to them), in bytes and as their
+   * limit in GB; null when the invitation is not for uploads or is not valid.
+   */
+  room: z.object({ remainingBytes: z.number(), maxStorageGB: z.number() }).nullable().optional(),
 });
+export type InvitationCheck = z.infer<typeof invitationCheckSchema>;
+export const invitationCheckQuerySchema = z.object({ token: z.string().min(1).max(200) });
+
+/** How long an invite link or emailed invitation stays usable. */
+export const INVITATION_DAYS = 30;
+export const INVITATION_INVALID_MESSAGE =
+  'This invitation link is no longer valid. Ask the person who invited you for a new link.';
+/** The Invite User dialog's texts. */
+export const INVITE_FAILED_MESSAGE = 'Failed to send invitation. Please try again.';
+export const inviteSentMessage = (email: string) => `Invite sent to ${email}`;
 
 // ---------------------------------------------------------------- access receipts
 

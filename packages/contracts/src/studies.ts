@@ -100,7 +100,12 @@ export const processStudyBodySchema = z.strictObject({
   /** `{userId}/{uuid}/study.zip` (or its folder `{userId}/{uuid}`) of a finished upload. */
   prefix: z.string().min(1).max(300),
   jobContext: z
-    .strictObject({ uploadType: uploadTypeSchema.default('regular'), targetUserId: z.string().optional() })
+    .strictObject({
+      uploadType: uploadTypeSchema.default('regular'),
+      targetUserId: z.string().optional(),
+      /** A shared upload's invitation token (from the invite link), which names the inviter. */
+      invitation: z.string().max(200).optional(),
+    })
     .default({ uploadType: 'regular' }),
 });
 export type ProcessStudyBody = z.infer<typeof processStudyBodySchema>;

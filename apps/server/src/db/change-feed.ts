@@ -1,12 +1,14 @@
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
-/** Channels the database triggers notify (see migration 0007_change_notifications). */
+/** Channels the database triggers notify (see migrations 0007_change_notifications and 0011_sharing). */
 export const CHANNELS = {
   /** Payload: the owner id whose studies list changed. */
   studyList: 'study_list_changed',
   /** Payload: `s:<session id>`, `u:<user id>`, or `*` (everything). */
   auth: 'auth_changed',
+  /** Payload: the user id whose Shared Studies list changed (a share to them added, moved or ended). */
+  sharedList: 'shared_list_changed',
 } as const;
 
 /** How the listening connection shows up in pg_stat_activity. */

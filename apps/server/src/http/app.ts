@@ -18,11 +18,16 @@ import { authRoutes } from '../modules/auth/auth.routes';
 import { mfaRoutes } from '../modules/auth/mfa.routes';
 import { healthRoutes } from '../modules/health/health.routes';
 import { usersRoutes } from '../modules/users/users.routes';
+import { invitationsRoutes } from '../modules/invitations/invitations.routes';
 import { jobsRoutes } from '../modules/jobs/jobs.routes';
 import { notificationsRoutes } from '../modules/notifications/notifications.routes';
 import { studiesRoutes } from '../modules/studies/studies.routes';
 import { uploadRoutes } from '../modules/uploads/uploads.routes';
 import { dicomwebRoutes } from '../modules/dicomweb/dicomweb.routes';
+import { sharingRoutes } from '../modules/sharing/sharing.routes';
+import { providersRoutes } from '../modules/providers/providers.routes';
+import { providersAdminRoutes } from '../modules/providers/providers-admin.routes';
+import { ownershipRoutes } from '../modules/sharing/ownership.routes';
 import { DICOMWEB_ROOT } from '../modules/dicomweb/dicomweb.service';
 import { sessionPrincipal } from '../modules/dicomweb/session-principal';
 import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
@@ -135,6 +140,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(notificationsRoutes(services.notifications));
       await api.register(viewerRoutes(services.viewer));
       await api.register(thumbnailRoutes(services.thumbnails));
+      await api.register(providersRoutes(services.providers));
+      await api.register(providersAdminRoutes(services.providers));
+      await api.register(sharingRoutes(services.sharing));
+      await api.register(ownershipRoutes(services.ownership));
+      await api.register(invitationsRoutes(services.invitations));
     },
     { prefix: '/api' },
   );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -26,17 +26,19 @@ vi.mock('fastify', async (importOriginal) => {
   return { ...mod, default: factory, fastify: factory };
 });
 
-import { notifications } from '../../src/db/schema/index';
+import { notifications, providers, users } from '../../src/db/schema/index';
 import { buildApp } from '../../src/http/app';
 import { DICOMWEB_ROOT } from '../../src/modules/dicomweb/dicomweb.service';
 import { buildViewerApp } from '../../src/modules/viewer/viewer-app';
+import { PROVIDER_CATALOGUE } from '../../src/modules/providers/provider-catalogue';
 import { ensureAdmin } from '../../src/seed';
 import type { Services } from '../../src/services';
 import { ingestFiles } from '../helpers/dicom-ingest';
 import { buildZip, jobSettled, makeDicom, newPatient, uid } from '../helpers/studies';
 import { createTestContext, registerUser, strongPassword, type TestContext } from '../helpers/test-app';
 
-const ACTORS = ['stranger', 'anonymous', 'admin', 'pending', 'owner'] as const;
+/** `recipient` has a live share of the owner's study; `revoked` had one until it was revoked. */
+const ACTORS = ['stranger', 'anonymous', 'admin', 'pending', 'revoked', 'recipient', 'owner'] as const;
 type Actor = (typeof ACTORS)[number];
 
 /**
@@ -49,6 +51,16 @@ type Expect = Record<Actor, Outcome>;
 interface Fixtures {
   owner: Account & { studyId: string; studyUid: string; seriesUid: string; sopUid: string };
   stranger: Account;
+  recipient: Account;
+  revoked: Account;
+  /** A live share of the owner's (revoked by the revoke route). */
+  throwawayShareId: string;
+  /** A share of the owner's study sent to an email nobody has confirmed. */
+  pendingShareId: string;
+  /** A study of the owner's the transfer route moves to the recipient. */
+  transferStudyId: string;
+  /** A directory provider. */
+  providerId: string;
   admin: Account;
   pending: Account;
   loginTarget: Account;
@@ -92,21 +104,61 @@ interface Entry {
 
 // --- Who may get what ---------------------------------------------------------------------------
 
-const every = (o: Outcome): Expect => ({ owner: o, stranger: o, anonymous: o, admin: o, pending: o });
+const every = (o: Outcome): Expect => ({
+  owner: o,
+  stranger: o,
+  anonymous: o,
+  admin: o,
+  pending: o,
+  recipient: o,
+  revoked: o,
+});
 /** No sign-in needed (health, docs, sign-in screens, static files). */
 const PUBLIC = every('ok');
 /** Anything derived from the owner's user or study: a stranger and an admin find nothing. */
-const OWNED: Expect = { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 403 };
+const OWNED: Expect = {
+  owner: 'ok',
+  stranger: 404,
+  anonymous: 401,
+  admin: 404,
+  pending: 403,
+  recipient: 404,
+  revoked: 404,
+};
+/** Reading the owner's shared study: the owner and the recipient of a live share; a revoked one finds nothing. */
+const READ: Expect = { ...OWNED, recipient: 'ok' };
+/** Routes a recipient may read reveal the owner's study to them. */
+const readable = (entry: Omit<Entry, 'expect'> = {}): Entry => ({
+  expect: READ,
+  mayReveal: ['recipient'],
+  ...entry,
+});
 /** The caller's own data, for active accounts (a pending professional waits for verification). */
-const SELF: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 'ok', pending: 403 };
+const SELF: Expect = {
+  owner: 'ok',
+  stranger: 'ok',
+  anonymous: 401,
+  admin: 'ok',
+  pending: 403,
+  recipient: 'ok',
+  revoked: 'ok',
+};
 /** Any signed-in session, pending professionals included (who they are, their sessions). */
-const SESSION: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 'ok', pending: 'ok' };
+const SESSION: Expect = { ...SELF, pending: 'ok' };
 /** Admin area: missing for everyone else. */
-const ADMIN: Expect = { owner: 404, stranger: 404, anonymous: 404, admin: 'ok', pending: 404 };
+const ADMIN: Expect = { ...every(404), admin: 'ok' };
 /** The viewer origin, study-derived: only the grant for that study opens it. */
-const GRANT_STUDY: Expect = { owner: 'ok', stranger: 404, anonymous: 401, admin: 401, pending: 401 };
+const GRANT_STUDY: Expect = {
+  owner: 'ok',
+  stranger: 404,
+  anonymous: 401,
+  admin: 401,
+  pending: 401,
+  recipient: 'ok',
+  revoked: 404,
+};
 /** The viewer origin, scoped by the caller's own grant (searches, binding). */
-const GRANT_SELF: Expect = { owner: 'ok', stranger: 'ok', anonymous: 401, admin: 401, pending: 401 };
+const GRANT_SELF: Expect = { ...GRANT_STUDY, stranger: 'ok', revoked: 'ok' };
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const tus = { 'tus-resumable': '1.0.0' };
@@ -145,6 +197,7 @@ function dicomwebTable(search: Expect, study: Expect): Record<string, Entry> {
   for (const p of DICOMWEB_SEARCH) {
     table[`GET ${DICOMWEB_ROOT}${p}`] = {
       expect: search,
+      mayReveal: ['recipient'],
       // Searches answer the caller's own studies; aimed at the owner's study, others find nothing.
       request: (_a, f) => ({
         query: { StudyInstanceUID: f.owner.studyUid },
@@ -156,11 +209,13 @@ function dicomwebTable(search: Expect, study: Expect): Record<string, Entry> {
     const accept = dicomAccept(p);
     table[`GET ${DICOMWEB_ROOT}${p}`] = {
       expect: study,
+      mayReveal: ['recipient'],
       request: () => ({ headers: { accept } }),
     };
   }
   table[`GET ${DICOMWEB_ROOT}/wado`] = {
     expect: study,
+    mayReveal: ['recipient'],
     request: (_a, f) => ({
       query: {
         requestType: 'WADO',
@@ -263,7 +318,7 @@ const MAIN: Record<string, Entry> = {
   'GET /api/auth/sessions': { expect: SESSION },
   'DELETE /api/auth/sessions/:id': {
     // Someone else's session looks missing.
-    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 404 },
+    expect: { ...OWNED, pending: 404 },
     params: (f) => ({ id: f.spareSessionId }),
   },
   'POST /api/auth/sessions/revoke-others': { expect: SESSION, last: true },
@@ -295,7 +350,7 @@ const MAIN: Record<string, Entry> = {
   'POST /api/mfa/totp/setup': { expect: SELF },
   // Past the access check, a wrong code is refused (400).
   'POST /api/mfa/totp/confirm': {
-    expect: { ...SELF, owner: 400, stranger: 400, admin: 400 },
+    expect: { ...SELF, owner: 400, stranger: 400, admin: 400, recipient: 400, revoked: 400 },
     request: () => ({ payload: { code: '000000' } }),
   },
   // Removing an authenticator nobody added changes nothing and succeeds.
@@ -310,7 +365,7 @@ const MAIN: Record<string, Entry> = {
   'GET /api/storage/token': { expect: SELF },
   // tus: the upload token is the credential, and it writes only under its user's own prefix.
   'POST /api/uploads': {
-    expect: { owner: 'ok', stranger: 403, anonymous: 401, admin: 403, pending: 401 },
+    expect: { ...every(403), owner: 'ok', anonymous: 401, pending: 401 },
     credential: 'upload',
     request: (_a, f) => ({
       headers: {
@@ -324,13 +379,13 @@ const MAIN: Record<string, Entry> = {
   'OPTIONS /api/uploads': { expect: PUBLIC, credential: 'none' },
   'OPTIONS /api/uploads/*': { expect: PUBLIC, credential: 'none', params: (f) => ({ '*': f.openUpload }) },
   'HEAD /api/uploads/*': {
-    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    expect: { ...OWNED, pending: 401 },
     credential: 'upload',
     params: (f) => ({ '*': f.openUpload }),
     request: () => ({ headers: tus }),
   },
   'PATCH /api/uploads/*': {
-    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    expect: { ...OWNED, pending: 401 },
     credential: 'upload',
     params: (f) => ({ '*': f.openUpload }),
     request: () => ({
@@ -339,7 +394,7 @@ const MAIN: Record<string, Entry> = {
     }),
   },
   'DELETE /api/uploads/*': {
-    expect: { owner: 'ok', stranger: 404, anonymous: 401, admin: 404, pending: 401 },
+    expect: { ...OWNED, pending: 401 },
     credential: 'upload',
     params: (f) => ({ '*': f.openUpload }),
     request: () => ({ headers: tus }),
@@ -351,23 +406,119 @@ const MAIN: Record<string, Entry> = {
     check: trackJob,
   },
   'GET /api/studies/user/:userId': { expect: OWNED },
-  'GET /api/studies/study/:id': { expect: OWNED, params: (f) => ({ id: f.owner.studyId }) },
+  'GET /api/studies/study/:id': readable({ params: (f) => ({ id: f.owner.studyId }) }),
   'GET /api/studies/download/:studyId': { expect: OWNED },
-  'GET /api/studies/:studyId': { expect: OWNED },
+  'GET /api/studies/:studyId': readable(),
   'DELETE /api/studies/:userId/:studyId': { expect: OWNED, params: (f) => ({ studyId: f.throwawayStudyId }) },
   'GET /api/jobs/pending/:userId': { expect: OWNED },
   'GET /api/notifications/': { expect: SELF },
   'PUT /api/notifications/:id/read': { expect: OWNED, params: (f) => ({ id: f.notificationId }) },
   'POST /api/studies/transfer/:id': {
-    expect: OWNED,
+    ...readable(),
     params: (f) => ({ id: f.owner.studyId }),
     check: trackJob,
   },
-  'GET /api/dicom/viewer/:studyId': { expect: OWNED },
-  'GET /api/studies/:id/thumbnail': { expect: OWNED, params: (f) => ({ id: f.owner.studyId }) },
+  'GET /api/dicom/viewer/:studyId': readable(),
+
+  // Sharing: only the owner manages the shares of a study; a recipient may ask for ownership.
+  'POST /api/users/shares': {
+    expect: OWNED,
+    request: (actor) => ({
+      payload: { email: `shared-by-${actor}@example.com`, studyId: fixtures.owner.studyId },
+    }),
+  },
+  'DELETE /api/users/shares/:shareId': { expect: OWNED, params: (f) => ({ shareId: f.throwawayShareId }) },
+  // Linking an emailed share: nobody here holds the email it was sent to.
+  'PUT /api/users/shares/:shareId': {
+    expect: { ...every(404), anonymous: 401, pending: 403 },
+    params: (f) => ({ shareId: f.pendingShareId }),
+    request: (actor, f) => ({
+      payload: { targetUser: actor === 'anonymous' ? f.owner.id : f[actor].id, token: 'forged' },
+    }),
+  },
+  'GET /api/users/shares/study/:studyId': { expect: OWNED },
+  // Each caller's own shares with a provider: others get an empty list.
+  'GET /api/users/shares/provider/:providerId': {
+    expect: SELF,
+    params: (f) => ({ providerId: f.providerId }),
+  },
+  'GET /api/users/shares/targetUser/:userId': { expect: OWNED },
+  'GET /api/studies/:studyId/access': { expect: OWNED },
+  'PUT /api/studies/ownership/transfer': {
+    expect: OWNED,
+    last: true,
+    request: (_a, f) => ({ payload: { studyId: f.transferStudyId, requesterEmail: f.recipient.email } }),
+  },
+  // The owner cannot ask for their own study (409); only a live recipient can ask.
+  'POST /api/studies/ownership/request': {
+    expect: { ...OWNED, owner: 409, recipient: 'ok' },
+    request: (_a, f) => ({ payload: { studyId: f.owner.studyId } }),
+  },
+
+  // Invitations: each signed-in, active user's own link and invitations.
+  'POST /api/invite': {
+    expect: SELF,
+    request: (actor) => ({ payload: { email: `invited-by-${actor}@example.com` } }),
+  },
+  'POST /api/providers/invite': {
+    expect: SELF,
+    request: (actor) => ({ payload: { to: `provider-invited-by-${actor}@example.com` } }),
+  },
+  'GET /api/invitations/link': { expect: SELF },
+  'POST /api/invitations/link': { expect: SELF },
+  // A forged token is answered as not valid, revealing no inviter.
+  'GET /api/invitations/check': {
+    expect: SELF,
+    request: () => ({ query: { token: `${randomUUID()}.forged` } }),
+    check: (res) =>
+      res.statusCode !== 200 || !res.body || res.json().valid === false
+        ? undefined
+        : 'a forged invitation token was accepted',
+  },
+  'GET /api/studies/:id/thumbnail': readable({ params: (f) => ({ id: f.owner.studyId }) }),
+
+  // The provider directory and each user's own network; Admin → Providers.
+  'GET /api/providers': { expect: SELF, request: () => ({ query: { q: 'a', experience: '15+' } }) },
+  'GET /api/users/providers': { expect: SELF },
+  'POST /api/users/providers': {
+    expect: SELF,
+    request: () => ({ payload: { providerId: directory.added } }),
+  },
+  'DELETE /api/users/providers': {
+    expect: SELF,
+    request: () => ({ payload: { providerId: directory.added } }),
+  },
+  'DELETE /api/users/providers/': {
+    expect: SELF,
+    request: () => ({ payload: { providerId: directory.added } }),
+  },
+  'GET /api/admin/providers': { expect: ADMIN },
+  'POST /api/admin/providers': {
+    expect: ADMIN,
+    request: (actor) => ({
+      payload: {
+        ...catalogueEntry('Dr. Rohan Kapoor'),
+        name: `Dr. Matrix ${actor}`,
+        contactInformation: { email: `matrix-${actor}@example.org`, mobile: '', website: '' },
+      },
+    }),
+  },
+  'PUT /api/admin/providers/:id': {
+    expect: ADMIN,
+    params: () => ({ id: directory.managed }),
+    request: () => ({ payload: catalogueEntry('Dr. Rohan Kapoor') }),
+  },
+  'POST /api/admin/providers/:id/retire': { expect: ADMIN, params: () => ({ id: directory.managed }) },
+  'POST /api/admin/providers/:id/restore': { expect: ADMIN, params: () => ({ id: directory.managed }) },
+  'PUT /api/admin/providers/:id/link': {
+    expect: ADMIN,
+    params: () => ({ id: directory.managed }),
+    request: () => ({ payload: { email: directory.linkableEmail } }),
+  },
+  'DELETE /api/admin/providers/:id/link': { expect: ADMIN, params: () => ({ id: directory.managed }) },
 
   // DICOMweb for standard clients: the app session, all of the caller's own studies.
-  ...dicomwebTable(SELF, OWNED),
+  ...dicomwebTable(SELF, READ),
 
   // The built web app (a stand-in build here: its index.html and one asset).
   'GET /index.html': { expect: PUBLIC, credential: 'none' },
@@ -519,6 +670,14 @@ beforeAll(async () => {
   const owner = await patient('owner@example.com');
   const stranger = await patient('stranger@example.com');
   const loginTarget = await patient('login-target@example.com');
+  const recipient = await patient('recipient@example.com');
+  const revoked = await patient('revoked@example.com');
+  // Shares reach confirmed emails only, and only while the owner allows sharing.
+  await ctx.services.database.db
+    .update(users)
+    .set({ emailVerifiedAt: new Date() })
+    .where(inArray(users.id, [recipient.id, revoked.id]));
+  await ctx.services.database.db.update(users).set({ shareMedicalData: true }).where(eq(users.id, owner.id));
 
   // The admin as a first start creates it, with the one-time password it prints.
   let printed = '';
@@ -560,6 +719,9 @@ beforeAll(async () => {
   const [throwawayStudyId] = await ingestFiles(ctx, owner.id, [
     makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
   ]);
+  const [transferStudyId] = await ingestFiles(ctx, owner.id, [
+    makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+  ]);
   const [strangerStudyId] = await ingestFiles(ctx, stranger.id, [
     makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
   ]);
@@ -568,7 +730,28 @@ beforeAll(async () => {
     .from(notifications)
     .where(eq(notifications.userId, owner.id))
     .limit(1);
-  if (!studyId || !throwawayStudyId || !strangerStudyId || !notification) throw new Error('setup failed');
+  if (!studyId || !throwawayStudyId || !transferStudyId || !strangerStudyId || !notification)
+    throw new Error('setup failed');
+  const share = async (email: string) => {
+    const res = await mainApp.inject({
+      method: 'POST',
+      url: '/api/users/shares',
+      headers: { authorization: `Bearer ${owner.token}` },
+      payload: { email, studyId },
+    });
+    if (res.statusCode !== 201) throw new Error(`share failed: ${res.statusCode} ${res.body}`);
+    return res.json().data.id as string;
+  };
+  await share(recipient.email);
+  const revokedShareId = await share(revoked.email);
+  const throwawayShareId = await share('throwaway-share@example.com');
+  const pendingShareId = await share('nobody-yet@example.com');
+  const [provider] = await ctx.services.database.db
+    .select({ id: providers.id })
+    .from(providers)
+    .where(eq(providers.listed, 'directory'))
+    .limit(1);
+  if (!provider) throw new Error('no directory provider');
 
   const uploadToken = async (account: Account) => {
     const res = await mainApp.inject({
@@ -582,6 +765,8 @@ beforeAll(async () => {
     owner: await uploadToken(owner),
     stranger: await uploadToken(stranger),
     admin: await uploadToken(admin),
+    recipient: await uploadToken(recipient),
+    revoked: await uploadToken(revoked),
   };
   // The owner's uploads: one finished (a real study archive), one left open.
   const upload = async (data: Buffer | null, size: number) => {
@@ -634,7 +819,16 @@ beforeAll(async () => {
   const grants = {
     owner: await grantFor(owner, studyId),
     stranger: await grantFor(stranger, strangerStudyId),
+    recipient: await grantFor(recipient, studyId),
+    // Issued while the share was live; the revocation below must end what it opens.
+    revoked: await grantFor(revoked, studyId),
   };
+  const revokedRes = await mainApp.inject({
+    method: 'DELETE',
+    url: `/api/users/shares/${revokedShareId}`,
+    headers: { authorization: `Bearer ${owner.token}` },
+  });
+  if (revokedRes.statusCode !== 200) throw new Error(`revoke failed: ${revokedRes.statusCode}`);
 
   const spare = await spareToken(owner);
   const sessions = await mainApp.inject({
@@ -648,6 +842,12 @@ beforeAll(async () => {
   fixtures = {
     owner: { ...owner, studyId, ...uids },
     stranger,
+    recipient,
+    revoked,
+    throwawayShareId,
+    pendingShareId,
+    transferStudyId,
+    providerId: provider.id,
     admin,
     pending,
     loginTarget,
@@ -662,6 +862,25 @@ beforeAll(async () => {
   };
 }, 60_000);
 
+/** Directory entries the provider routes act on (seeded at start), and an account one may be linked to. */
+const directory = { added: '', managed: '', linkableEmail: 'linkable-professional@example.com' };
+const catalogueEntry = (name: string) => PROVIDER_CATALOGUE.find((p) => p.name === name)!;
+beforeAll(async () => {
+  const list = await ctx.services.providers.listDirectory({});
+  directory.added = list.find((p) => p.name === 'Dr. Amelia Hartwell')!.id;
+  directory.managed = list.find((p) => p.name === 'Dr. Rohan Kapoor')!.id;
+  // Only an approved professional who confirmed the email may be linked.
+  const res = await registerUser(ctx, directory.linkableEmail, {
+    extra: professional(directory.linkableEmail),
+    remoteAddress: freshIp(),
+  });
+  if (res.statusCode !== 201) throw new Error(`registration failed: ${res.body}`);
+  await ctx.services.users.update(res.json().data.id as string, {
+    accountStatus: 'active',
+    emailVerifiedAt: new Date(),
+  });
+});
+
 afterAll(async () => {
   for (const id of jobs) await jobSettled(ctx, id).catch(() => undefined);
   await viewerApp?.close();
@@ -671,7 +890,7 @@ afterAll(async () => {
 
 // --- The matrix ---------------------------------------------------------------------------------
 
-describe('authorization matrix (every route × owner, stranger, anonymous, admin, pending professional)', () => {
+describe('authorization matrix (every route × owner, share recipient, revoked recipient, stranger, anonymous, admin, pending professional)', () => {
   const apps = () =>
     [
       { name: 'main' as const, app: mainApp, table: MAIN },

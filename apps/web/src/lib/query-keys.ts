@@ -24,9 +24,29 @@ export const queryKeys = {
     all: ['/api/jobs/pending'],
     byUser: (userId: string) => ['/api/jobs/pending', userId] as const,
   },
+  /** Study shares: a study's current shares, those of a provider, and the studies shared with a user. */
+  shares: {
+    byStudy: (studyId: string) => ['/api/users/shares/study', studyId] as const,
+    byProviderAll: ['/api/users/shares/provider'],
+    sharedWithUser: (userId: string) => ['/api/users/shares/targetUser', userId] as const,
+  },
+  /** The user's providers (their trusted network): the body of GET /api/users/providers, {data}. */
+  userProviders: ['/api/users/providers'],
+  /** The provider directory: the body of GET /api/providers, {data}. */
+  providers: ['/api/providers'],
+  /** What the user shared with one provider (body {data}); shares.byProviderAll is its prefix. */
+  providerShares: (providerId: string) => ['/api/users/shares/provider', providerId] as const,
+  /** Who can open a study and what they did (owner only). */
+  studyAccess: (studyId: string) => ['/api/studies', studyId, 'access'] as const,
+  /** The signed-in user's invite link (Share & Embed). */
+  inviteLink: ['/api/invitations/link'],
+  /** What an invitation token allows (the /uploadOnly page of an invite link). */
+  invitationCheck: (token: string) => ['/api/invitations/check', { token }] as const,
   admin: {
     outbox: ['/api/admin/outbox'],
     failedJobs: ['/api/admin/jobs/failed'],
+    /** Every directory provider, retired ones included. */
+    providers: ['/api/admin/providers'],
     professionals: {
       all: ['/api/admin/professionals'],
       byStatus: (status: string) => ['/api/admin/professionals', { status }] as const,

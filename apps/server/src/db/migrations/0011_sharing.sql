@@ -90,4 +90,25 @@ CREATE INDEX "study_shares_target_idx" ON "study_shares" USING btree ("target_us
 CREATE INDEX "study_shares_pending_email_idx" ON "study_shares" USING btree ("email_normalized") WHERE "study_shares"."target_user_id" is null and "study_shares"."revoked_at" is null;--> statement-breakpoint
 CREATE INDEX "study_shares_study_idx" ON "study_shares" USING btree ("study_id","created_at");--> statement-breakpoint
 CREATE INDEX "study_shares_provider_idx" ON "study_shares" USING btree ("provider_id","owner_id");--> statement-breakpoint
-ALTER TABLE "study_uploads" ADD CONSTRAINT "study_uploads_uploaded_by_users_id_fk" FOREIGN KEY ("uploaded_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;
+ALTER TABLE "study_uploads" ADD CONSTRAINT "study_uploads_uploaded_by_users_id_fk" FOREIGN KEY ("uploaded_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+-- Shared Studies lists are cached per recipient (modules/sharing/shared-list-cache.ts): any change
+-- to a share names the recipients whose list it touches, in the same transaction.
+CREATE FUNCTION "notify_shared_list_change"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- Only who receives it, whether it is live and whose study it is change a recipient's list.
+  IF TG_OP = 'UPDATE' AND NEW."target_user_id" IS NOT DISTINCT FROM OLD."target_user_id"
+     AND NEW."revoked_at" IS NOT DISTINCT FROM OLD."revoked_at"
+     AND NEW."owner_id" IS NOT DISTINCT FROM OLD."owner_id" THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' AND OLD."target_user_id" IS NOT NULL THEN
+    PERFORM pg_notify('shared_list_changed', OLD."target_user_id"::text);
+  END IF;
+  IF TG_OP <> 'DELETE' AND NEW."target_user_id" IS NOT NULL THEN
+    PERFORM pg_notify('shared_list_changed', NEW."target_user_id"::text);
+  END IF;
+  RETURN NULL;
+END
+$$;--> statement-breakpoint
+CREATE TRIGGER "study_shares_notify_change" AFTER INSERT OR UPDATE OR DELETE ON "study_shares"
+  FOR EACH ROW EXECUTE FUNCTION "notify_shared_list_change"();

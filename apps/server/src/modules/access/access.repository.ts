@@ -61,6 +61,48 @@ export function createAccessRepository(db: Db) {
     async listVisible(p: Principal): Promise<StudyRow[]> {
       return db.select().from(studies).where(visibleTo(p)).orderBy(asc(studies.createdAt), asc(studies.id));
     },
+    /**
+     * A value that changes whenever the user's Shared Studies list may have: the set of live shares
+     * to them (count, ids), and for each sharing owner their studies list version (bumped by a
+     * trigger on every change to their studies), name, email and sharing switch. `pending` counts
+     * shares still waiting for the user's email (attached once the account has confirmed it).
+     */
+    async sharedWithFingerprint(
+      userId: string,
+      emailNormalized: string,
+    ): Promise<{ version: string; pending: number; owners: string[] }> {
+      type Row = {
+        n: number;
+        ids: string | null;
+        owners: string | null;
+        owner_ids: string[] | null;
+        pending: number;
+      };
+      const result = await db.execute<Row>(sql`
+        with mine as materialized (
+          select s.owner_id, s.id from ${studyShares} s
+          where s.target_user_id = ${userId} and s.revoked_at is null
+        ), owners as (select owner_id from mine group by owner_id)
+        select
+          (select count(*) from mine)::int as n,
+          (select sum(hashtext(id::text)::bigint) from mine)::text as ids,
+          (select string_agg(o.owner_id::text || ':' || coalesce(v.version, 0)::text || ':'
+              || u.share_medical_data::text || ':' || coalesce(u.name, '') || ':' || u.email, ','
+              order by o.owner_id)
+            from owners o join ${users} u on u.id = o.owner_id
+            left join study_list_versions v on v.owner_id = o.owner_id) as owners,
+          (select array_agg(owner_id::text) from owners) as owner_ids,
+          (select count(*) from ${studyShares} p
+            where p.email_normalized = ${emailNormalized} and p.target_user_id is null
+              and p.revoked_at is null)::int as pending`);
+      const row = (result as unknown as { rows: Row[] }).rows[0];
+      return {
+        version: `${row?.n ?? 0}|${row?.ids ?? ''}|${row?.owners ?? ''}`,
+        pending: Number(row?.pending ?? 0),
+        owners: row?.owner_ids ?? [],
+      };
+    },
+
     /** The studies others share with this user that they may open now, newest share first. */
     async listSharedWith(userId: string): Promise<SharedStudyRow[]> {
       return db

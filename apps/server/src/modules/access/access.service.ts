@@ -9,13 +9,7 @@ import type { Principal } from './principal';
  * recipients of a share may read it and ask for ownership; a viewer grant may only read.
  */
 export type StudyAction =
-  | 'read'
-  | 'download'
-  | 'delete'
-  | 'share'
-  | 'transfer'
-  | 'receipts'
-  | 'request_ownership';
+  'read' | 'download' | 'delete' | 'share' | 'transfer' | 'receipts' | 'request_ownership';
 
 /** How a principal stands to a study it may see. */
 export type StudyRelation = 'owner' | 'recipient';
@@ -80,6 +74,14 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
     /** Every study the principal may read (DICOMweb searches). */
     visibleStudies(p: Principal): Promise<StudyRow[]> {
       return deps.repo.listVisible(p);
+    },
+
+    /** Changes whenever `sharedWith(userId)` may answer differently (for caching that list). */
+    sharedWithVersion(
+      userId: string,
+      emailNormalized: string,
+    ): Promise<{ version: string; pending: number; owners: string[] }> {
+      return deps.repo.sharedWithFingerprint(userId, emailNormalized);
     },
 
     /** The studies shared with this user that they may open now (Shared Studies tab). */

@@ -6,6 +6,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { MailService } from '../mail/mail.service';
 import { duplicateRegistrationEmail, welcomeEmail } from '../mail/templates';
 import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { InvitationsService } from '../invitations/invitations.service';
 import type { GoogleVerifier } from './google-verifier';
 import type { MfaService, PendingSignIn } from './mfa.service';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
@@ -58,6 +59,8 @@ interface Deps {
   verifyGoogleToken?: GoogleVerifier;
   appUrl: string;
   sessionIdleMs: number;
+  /** Registration through an emailed invitation (`referral`). */
+  referrals?: Pick<InvitationsService, 'registerWithReferral'>;
   now: () => Date;
 }
 
@@ -124,9 +127,9 @@ export function createAuthService(deps: Deps) {
         createdAt: at,
         updatedAt: at,
       };
-      const user =
+      const profile =
         body.role === 'professional' && body.license && body.specialty && body.hospital
-          ? await deps.users.insertProfessionalIfEmailFree(values, {
+          ? {
               licenseNumber: body.license.number,
               licenseState: body.license.state,
               licenseExpiryDate: body.license.expiryDate,
@@ -134,8 +137,16 @@ export function createAuthService(deps: Deps) {
               hospital: body.hospital,
               position: body.position || null,
               createdAt: at,
-            })
-          : await deps.users.insertIfEmailFree(values);
+            }
+          : undefined;
+      // An emailed invitation's link completes the registration: single use, for the invited email
+      // (which it proves) and the roles it allows; professionals still wait for an admin.
+      const user =
+        body.referral && deps.referrals
+          ? await deps.referrals.registerWithReferral(body.referral, values, profile, meta)
+          : profile
+            ? await deps.users.insertProfessionalIfEmailFree(values, profile)
+            : await deps.users.insertIfEmailFree(values);
       if (!user) {
         await deps.mail.send(emailNormalized, duplicateRegistrationEmail({ appUrl: deps.appUrl }));
         await deps.audit({
@@ -159,14 +170,16 @@ export function createAuthService(deps: Deps) {
         ip: meta.ip,
         details: { role: user.role, accountStatus: user.accountStatus, termsAcceptedAt: at.toISOString() },
       });
-      const verification = await deps.recovery.createEmailVerificationLink(user, meta);
+      const verification = user.emailVerifiedAt
+        ? undefined
+        : await deps.recovery.createEmailVerificationLink(user, meta);
       await deps.mail.send(
         user.email,
         welcomeEmail({
           name: user.name ?? 'there',
           appUrl: deps.appUrl,
-          verifyLink: verification.link,
-          verifyHours: verification.hours,
+          verifyLink: verification?.link,
+          verifyHours: verification?.hours,
           pending: user.accountStatus === 'pending',
         }),
       );

@@ -34,7 +34,8 @@ export async function indexStage(
     defaultMaxBytes: defaultQuotaBytes(deps.defaultMaxStorageGB),
     items,
     summary: { ...summary },
-    notification: () => successNotification(upload.ownerId, studyCount, summary),
+    notification: () =>
+      successNotification(upload.ownerId, studyCount, summary, upload.uploadType === 'shared'),
   });
   summary.stages.index = Date.now() - started;
   summary.stages.total = Date.now() - run.startedAt;

@@ -16,8 +16,23 @@ export async function notifyByEmail(
     await deps.mail.send(owner.email, studyProcessedEmail({ ok, appUrl: deps.appUrl }));
 }
 
-/** The in-app notification of a processed upload. */
-export function successNotification(ownerId: string, studyCount: number, summary: Summary): NewNotification {
+/**
+ * The in-app notification of a processed upload. A shared upload (someone the owner invited sent
+ * it) says so, since the owner did not upload it themselves.
+ */
+export function successNotification(
+  ownerId: string,
+  studyCount: number,
+  summary: Summary,
+  shared = false,
+): NewNotification {
+  if (shared)
+    return {
+      userId: ownerId,
+      type: 'system',
+      title: 'New study uploaded for you',
+      description: `Someone you invited uploaded files for you. ${describeSuccess(studyCount, summary)}`,
+    };
   return {
     userId: ownerId,
     type: 'system',

@@ -266,7 +266,89 @@ export function notificationEmail(p: { title: string; description: string; link:
       html`<h1 style="font-size:18px">${p.title}</h1>
         <p>${p.description}</p>
         ${button(p.link, 'Open Medical Imaging')}
-        <p style="color:#6b7280;font-size:12px">You can turn these emails off in Settings (Notifications).</p>`,
+        <p style="color:#6b7280;font-size:12px">
+          You can turn these emails off in Settings (Notifications).
+        </p>`,
+    ),
+  };
+}
+
+/** A study shared with an email that has no confirmed account yet: how to see it. */
+export function studySharedInvitationEmail(p: { sharedBy: string; link: string }): MailContent {
+  return {
+    subject: `${p.sharedBy} shared a medical imaging study with you`,
+    text: `${p.sharedBy} shared a medical imaging study with you on Medical Imaging.\n\nTo see it, create a free account with this email address (or sign in if you have one):\n${p.link}\n\nIf you did not expect this, you can ignore this email.`,
+    html: layout(
+      'A study was shared with you',
+      html`<h1 style="font-size:18px">A study was shared with you</h1>
+        <p>${p.sharedBy} shared a medical imaging study with you on Medical Imaging.</p>
+        <p>To see it, create a free account with this email address, or sign in if you have one.</p>
+        ${button(p.link, 'See the study')}
+        <p style="color:#6b7280;font-size:12px">If you did not expect this, you can ignore this email.</p>`,
+    ),
+  };
+}
+
+/** The owner's copy of a recipient's ownership request, with the link that approves it. */
+export function ownershipRequestEmail(p: { requester: string; link: string }): MailContent {
+  return {
+    subject: 'Ownership of one of your studies was requested',
+    text: `${p.requester} asks to become the owner of a study you shared with them.\n\nTo approve, open this link while signed in:\n${p.link}\n\nApproving moves the study, its storage and its shares to them. If you do not want this, ignore this email.`,
+    html: layout(
+      'Ownership requested',
+      html`<h1 style="font-size:18px">Ownership requested</h1>
+        <p>${p.requester} asks to become the owner of a study you shared with them.</p>
+        <p>Approving moves the study, its storage and its shares to them.</p>
+        ${button(p.link, 'Approve the transfer')}
+        <p style="color:#6b7280;font-size:12px">If you do not want this, ignore this email.</p>`,
+    ),
+  };
+}
+
+/** Invite User: an invitation to upload studies into the inviter's account (their own words escaped). */
+export function inviteUserEmail(p: { inviterName: string; link: string; days: number }): MailContent {
+  const subject = `${p.inviterName} invited you to send medical images on Medical Imaging`;
+  return {
+    subject,
+    text: `${p.inviterName} invited you to upload medical imaging studies (for example from a CD or a folder of DICOM files) into their Medical Imaging account.\n\nSign in or create a free account, then upload the files:\n${p.link}\n\nThe link works for ${p.days} days. If you did not expect this, you can ignore this email.`,
+    html: layout(
+      subject,
+      html`<h1 style="font-size:18px">You are invited to send medical images</h1>
+        <p>
+          ${p.inviterName} invited you to upload medical imaging studies (for example from a CD or a folder of
+          DICOM files) into their Medical Imaging account.
+        </p>
+        <p>Sign in or create a free account, then upload the files.</p>
+        ${button(p.link, 'Upload studies')}
+        <p style="color:#6b7280;font-size:12px">
+          The link works for ${String(p.days)} days. If you did not expect this, you can ignore this email.
+        </p>`,
+    ),
+  };
+}
+
+/** Invite New Provider: an invitation to apply for a professional account (a single-use referral). */
+export function providerInviteEmail(p: { inviterName: string; link: string; days: number }): MailContent {
+  const subject = `${p.inviterName} invited you to join Medical Imaging as a healthcare provider`;
+  return {
+    subject,
+    text: `${p.inviterName} invited you to join Medical Imaging as a healthcare provider, so they can share their imaging studies with you.\n\nApply for a professional account with this email address (an administrator verifies your licence before the account opens):\n${p.link}\n\nThe link works once, for ${p.days} days. If you did not expect this, you can ignore this email.`,
+    html: layout(
+      subject,
+      html`<h1 style="font-size:18px">Join Medical Imaging as a healthcare provider</h1>
+        <p>
+          ${p.inviterName} invited you to join Medical Imaging as a healthcare provider, so they can share
+          their imaging studies with you.
+        </p>
+        <p>
+          Apply for a professional account with this email address; an administrator verifies your licence
+          before the account opens.
+        </p>
+        ${button(p.link, 'Apply for an account')}
+        <p style="color:#6b7280;font-size:12px">
+          The link works once, for ${String(p.days)} days. If you did not expect this, you can ignore this
+          email.
+        </p>`,
     ),
   };
 }

@@ -101,6 +101,9 @@ export function createStudiesRepository(db: Db) {
       objectName: string;
       uploadType: 'regular' | 'shared';
       sizeBytes: number;
+      /** Who sent the files; for a shared upload the invitee (ownerId is the inviter). */
+      uploadedBy?: string;
+      invitationId?: string;
     }): Promise<{ row: UploadRow; created: boolean }> {
       const [row] = await db
         .insert(studyUploads)

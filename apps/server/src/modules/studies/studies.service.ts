@@ -14,6 +14,7 @@ import type { AuditBuffer } from './audit-buffer';
 import { purgeStudy } from './finish-deletes.job';
 import { createStudyListCache } from './study-list-cache';
 import type { ProcessStudyJob } from '../ingest/process-study.job';
+import type { InvitationsService } from '../invitations/invitations.service';
 import type { StudiesRepository, StudyRow } from './studies.repository';
 
 interface Deps {
@@ -28,6 +29,8 @@ interface Deps {
   auditBuffer: AuditBuffer;
   /** Change notifications that keep the list cache current. */
   changes: ChangeFeed;
+  /** The rule for uploads on behalf of an inviter (shared uploads). */
+  invitations: Pick<InvitationsService, 'requireSharedUpload' | 'recordSharedUpload'>;
 }
 
 /** Studies: processing requests, reads, downloads and deletion, each behind one access check. */
@@ -113,12 +116,23 @@ export function createStudiesService(deps: Deps) {
 
     async requestProcessing(
       auth: AuthenticatedSession,
-      body: { prefix: string; jobContext: { uploadType: 'regular' | 'shared' } },
+      body: {
+        prefix: string;
+        jobContext: { uploadType: 'regular' | 'shared'; targetUserId?: string; invitation?: string };
+      },
       meta: RequestMeta,
     ) {
-      if (body.jobContext.uploadType !== 'regular') {
-        throw new AppError('BAD_REQUEST', 'Uploading on behalf of another user is not available yet.');
-      }
+      // A shared upload (through an invite link) goes to the inviter: they own the studies and their
+      // quota is charged; the uploader gains no access to them.
+      const shared =
+        body.jobContext.uploadType === 'shared'
+          ? await deps.invitations.requireSharedUpload(
+              auth.user.id,
+              body.jobContext.invitation,
+              body.jobContext.targetUserId,
+              meta,
+            )
+          : undefined;
       let objectName = body.prefix.trim().replace(/\/+$/, '');
       if (!objectName.endsWith('/study.zip')) objectName = `${objectName}/study.zip`;
       const match = OBJECT_NAME.exec(objectName);
@@ -141,16 +155,20 @@ export function createStudiesService(deps: Deps) {
       if (!upload) {
         const info = await deps.uploadArea.info(objectName);
         if (!info || info.size === undefined || info.offset !== info.size) throw await notFound();
-        upload = (
-          await repo.ensureUpload({
-            ownerId: auth.user.id,
-            objectName,
-            uploadType: 'regular',
-            sizeBytes: info.size,
-          })
-        ).row;
+        const ensured = await repo.ensureUpload({
+          ownerId: shared?.inviterId ?? auth.user.id,
+          objectName,
+          uploadType: shared ? 'shared' : 'regular',
+          sizeBytes: info.size,
+          uploadedBy: auth.user.id,
+          ...(shared ? { invitationId: shared.invitationId } : {}),
+        });
+        upload = ensured.row;
+        if (shared && ensured.created)
+          await deps.invitations.recordSharedUpload(auth.user.id, shared, upload.id, meta);
       }
-      if (upload.ownerId !== auth.user.id) throw await notFound();
+      // The object is in the caller's folder; the upload is theirs to process if they sent it.
+      if ((upload.uploadedBy ?? upload.ownerId) !== auth.user.id) throw await notFound();
       let message = 'Your study is being processed. You will be notified once the processing is complete.';
       if (upload.jobId) message = await describeProcessing(upload, upload.jobId);
       if (!upload.jobId) {

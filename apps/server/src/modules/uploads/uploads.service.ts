@@ -2,6 +2,7 @@ import type { StorageToken } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, AuthService, RequestMeta } from '../auth/auth.service';
+import type { InvitationsService } from '../invitations/invitations.service';
 import type { ArchivePrescan } from '../studies/archive-prescan';
 import { defaultQuotaBytes, exceedsQuota, quotaGB, quotaOf } from '../studies/quota';
 import type { UsersRepository } from '../users/users.repository';
@@ -18,6 +19,8 @@ interface Deps {
   /** Reads file uploads while they arrive (local upload area only). */
   prescan?: ArchivePrescan;
   defaultMaxStorageGB: number;
+  /** The rule for uploads on behalf of an inviter (their quota is charged). */
+  invitations: Pick<InvitationsService, 'requireSharedUpload'>;
 }
 
 /** One request to the upload endpoint, as far as the upload rules need it. */
@@ -31,7 +34,10 @@ export type UploadRequest = {
       method: 'POST';
       /** The client asked to say the length later (Upload-Defer-Length). */
       deferLength: boolean;
-      /** Upload-Metadata; `objectName` names the object to create. */
+      /**
+       * Upload-Metadata; `objectName` names the object to create. A shared upload also names the
+       * inviter (`targetUserId`) and carries the invitation token (`invitation`).
+       */
       metadata: Record<string, string>;
       /** Upload-Length (NaN when missing). */
       length: number;
@@ -140,8 +146,22 @@ export function createUploadsService(deps: Deps) {
           throw new AppError('BAD_REQUEST', 'Upload-Length is required.');
         const user = await deps.users.findById(userId);
         if (!user) throw new AppError('UNAUTHORIZED', EXPIRED);
-        const quota = quotaOf(user, defaultMaxBytes);
+        // An upload for an inviter goes into their account, so it must fit in their storage.
+        const shared = request.metadata.invitation
+          ? await deps.invitations.requireSharedUpload(
+              userId,
+              request.metadata.invitation,
+              request.metadata.targetUserId,
+              meta,
+            )
+          : undefined;
+        const quota = shared?.quota ?? quotaOf(user, defaultMaxBytes);
         if (exceedsQuota(quota, length)) {
+          if (shared)
+            throw new AppError(
+              'PAYLOAD_TOO_LARGE',
+              'Storage Limit Exceeded: these files would not fit in the storage of the person who invited you.',
+            );
           throw new AppError(
             'PAYLOAD_TOO_LARGE',
             `Storage Limit Exceeded: Uploading these files would exceed your storage limit of ${quotaGB(quota.maxBytes)} GB.`,

@@ -2,7 +2,8 @@ import type { JobQueue } from '../../jobs/queue';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
 import type { AccessService } from '../access/access.service';
-import { sessionPrincipal } from '../access/principal';
+import { sessionPrincipal, type Principal } from '../access/principal';
+import type { StudyRow } from '../access/access.repository';
 import type { TransferStudyJob } from './transfer-study.job';
 import type { ViewerGrants } from './viewer-grants';
 import type { ViewerRepository } from './viewer.repository';
@@ -15,6 +16,8 @@ interface Deps {
   job: TransferStudyJob;
   audit: AuditRecorder;
   viewerPublicUrl: string;
+  /** Told of every open (modules/sharing turns a recipient's first open into a receipt). */
+  onOpen?: (p: Principal, study: StudyRow) => Promise<void>;
 }
 
 /** Opening a study in the viewer: preparation (transfer-study) and the viewer address with its credential. */
@@ -54,7 +57,8 @@ export function createViewerService(deps: Deps) {
       await deps.repo.setTransferStatus(study.id, 'pending');
       const jobId = await deps.queue.send(
         deps.job,
-        { studyId: study.id, userId: study.ownerId },
+        // The requester's job: their launcher waits for their own pending transfers.
+        { studyId: study.id, userId: auth.user.id },
         { singletonKey: `transfer:${study.id}` },
       );
       await event(auth, meta, 'study.transfer', study.id, { queued: true });
@@ -67,12 +71,9 @@ export function createViewerService(deps: Deps) {
       studyId: string,
       meta: RequestMeta,
     ): Promise<{ url: string; expiresAt: string }> {
-      const study = await deps.access.requireStudyAccess(
-        sessionPrincipal(auth),
-        'read',
-        { id: studyId },
-        meta,
-      );
+      const principal = sessionPrincipal(auth);
+      const study = await deps.access.requireStudyAccess(principal, 'read', { id: studyId }, meta);
+      await deps.onOpen?.(principal, study);
       const { token, expiresAt } = await deps.grants.issue(auth.user.id, study.id, auth.session.id);
       await event(auth, meta, 'study.view', study.id);
       // The credential rides in the fragment: browsers never send it to a server or in a Referer.

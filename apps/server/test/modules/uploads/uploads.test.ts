@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { INVITATION_INVALID_MESSAGE } from '@mi/contracts/sharing';
 import { users } from '../../../src/db/schema/index';
 import { listen, newPatient, storageToken, tusUpload, type Patient } from '../../helpers/studies';
 import {
@@ -205,7 +206,7 @@ describe('tus uploads', () => {
 });
 
 describe('process requests', () => {
-  it("404s for another user's prefix or an unfinished upload, 400s for shared uploads, and is idempotent", async () => {
+  it("404s for another user's prefix or an unfinished upload, 400s for a shared upload without a live invitation, and is idempotent", async () => {
     const adaToken = await storageToken(ctx, ada);
     const objectName = `${ada.id}/${randomUUID()}/study.zip`;
     expect((await create(adaToken, objectName, 100)).status).toBe(201);
@@ -223,6 +224,7 @@ describe('process requests', () => {
     expect(stranger.statusCode).toBe(404);
     const shared = await post(ada, objectName, 'shared');
     expect(shared.statusCode).toBe(400);
+    expect(shared.json().error).toBe(INVITATION_INVALID_MESSAGE);
     const invalid = await ctx.app.inject({
       method: 'POST',
       url: '/api/studies/process',

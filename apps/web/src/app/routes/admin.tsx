@@ -3,6 +3,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { FailedJobsList } from '@/features/admin/components/failed-jobs-list';
 import { OutboxList } from '@/features/admin/components/outbox-list';
 import { ProfessionalsList } from '@/features/admin/components/professionals-list';
+import { ProvidersAdmin } from '@/features/admin/components/providers-admin';
 
 /** /admin: operator views (admins only; see RequireAdmin). */
 export default function AdminRoute() {
@@ -10,16 +11,20 @@ export default function AdminRoute() {
     <>
       <PageHeader
         title="Administration"
-        description="Professional verification, outgoing mail and background jobs"
+        description="Professional verification, the provider directory, outgoing mail and background jobs"
       />
       <Tabs defaultValue="outbox">
         <TabsList>
           <TabsTrigger value="professionals">Professionals</TabsTrigger>
+          <TabsTrigger value="providers">Providers</TabsTrigger>
           <TabsTrigger value="outbox">Outbox</TabsTrigger>
           <TabsTrigger value="failed-jobs">Failed jobs</TabsTrigger>
         </TabsList>
         <TabsContent value="professionals">
           <ProfessionalsList />
+        </TabsContent>
+        <TabsContent value="providers">
+          <ProvidersAdmin />
         </TabsContent>
         <TabsContent value="outbox">
           <OutboxList />

@@ -1,12 +1,10 @@
-import { FeatureNotice } from '@/components/feature-notice';
-import { PageHeader } from '@/components/page-header';
+import { useSearchParams } from 'react-router';
+import { useCurrentUser } from '@/features/auth/api/get-me';
+import { ProvidersPage } from '@/features/providers/components/providers-page';
 
-/** /providers: the Healthcare Providers page. */
+/** /providers: the Healthcare Providers page; ?studyId= picks a provider to share that study with. */
 export default function ProvidersRoute() {
-  return (
-    <>
-      <PageHeader title="Healthcare Providers" description="Keep a network of trusted healthcare providers" />
-      <FeatureNotice>Adding and inviting healthcare providers is not available yet.</FeatureNotice>
-    </>
-  );
+  const user = useCurrentUser();
+  const [params] = useSearchParams();
+  return <ProvidersPage userId={user.id} studyId={params.get('studyId') || null} />;
 }

@@ -1,9 +1,9 @@
 import { ArrowLeft } from 'lucide-react';
 import { Link } from 'react-router';
-import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
+import { ShareEmbed } from '@/features/share-embed/components/share-embed';
 
 /** /share: the Share & Embed page. */
 export default function ShareRoute() {
@@ -11,7 +11,7 @@ export default function ShareRoute() {
     <>
       <PageHeader
         title="Share & Embed"
-        description="Invite others with a link, a QR code or an embeddable widget."
+        description="Invite others to upload studies into your account with a QR code, a widget for your website or a link."
         actions={
           <Button asChild variant="outline">
             <Link to={paths.home}>
@@ -20,7 +20,7 @@ export default function ShareRoute() {
           </Button>
         }
       />
-      <FeatureNotice>Invite links, QR codes and the embeddable widget are not available yet.</FeatureNotice>
+      <ShareEmbed />
     </>
   );
 }

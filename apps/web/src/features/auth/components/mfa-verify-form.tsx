@@ -15,6 +15,7 @@ import { Label } from '@/components/ui/label';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
+import { linkShareFromSearch } from '../api/link-share';
 import { useResendMfa } from '../api/resend-mfa';
 import { useVerifyMfa } from '../api/verify-mfa';
 
@@ -73,6 +74,7 @@ export function MfaVerifyForm() {
     }
     try {
       const res = await verify.mutateAsync({ mfaSecret, email, userId });
+      await linkShareFromSearch(params.toString(), res.user.id);
       // Cache the user (the response carries no tokens the SPA keeps), then toast.
       queryClient.setQueryData(queryKeys.me, res.user);
       toast({ title: 'Logged in successfully' });

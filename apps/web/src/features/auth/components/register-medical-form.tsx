@@ -10,7 +10,7 @@ import { SPECIALTIES } from '@mi/contracts/rules';
 import { Loader2 } from 'lucide-react';
 import { useId, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { FormRow } from '@/components/form-row';
 import { Button } from '@/components/ui/button';
@@ -60,6 +60,10 @@ type RegisterMedicalValues = z.output<typeof registerMedicalSchema>;
 export function RegisterMedicalForm({ config }: { config: PublicConfig | undefined }) {
   const id = useId();
   const navigate = useNavigate();
+  const location = useLocation();
+  // An emailed provider invitation links here with its single-use token and the invited email.
+  const invitation = new URLSearchParams(location.search);
+  const referral = invitation.get('referral');
   const registerMutation = useRegister();
   const captchaRef = useRef<CaptchaHandle>(null);
   const {
@@ -72,7 +76,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
     defaultValues: {
       firstName: '',
       lastName: '',
-      email: '',
+      email: (referral && invitation.get('email')) || '',
       phone: '',
       password: '',
       confirmPassword: '',
@@ -109,6 +113,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
         position: values.position,
         acceptTerms: values.acceptTerms,
         captcha,
+        ...(referral ? { referral } : {}),
       });
     } catch (err) {
       captchaRef.current?.reset();

@@ -1,5 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { registerFieldsSchema, registrationFormFieldsSchema, type PublicConfig } from '@mi/contracts/auth';
+import {
+  registerFieldsSchema,
+  registrationFormFieldsSchema,
+  type LoginResponse,
+  type PublicConfig,
+} from '@mi/contracts/auth';
 import { useQueryClient } from '@tanstack/react-query';
 import { Loader2 } from 'lucide-react';
 import { useId, useRef } from 'react';
@@ -14,6 +19,7 @@ import { paths, withQuery } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { isApiError } from '@/lib/api-client';
 import { meQueryOptions } from '../api/get-me';
+import { linkShareFromSearch } from '../api/link-share';
 import { useRegister } from '../api/register';
 import { toastCaptchaError } from '../utils/captcha-toast';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
@@ -69,8 +75,9 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
       toastCaptchaError();
       return;
     }
+    let registered: LoginResponse;
     try {
-      await registerMutation.mutateAsync({
+      registered = await registerMutation.mutateAsync({
         email: values.email,
         password: values.password,
         name: `${values.firstName} ${values.lastName}`,
@@ -89,6 +96,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
       return;
     }
     toast({ title: 'Registration successful' });
+    await linkShareFromSearch(location.search, registered.data.id);
     // The server signed the new user in; reading /api/auth/me switches the app to signed-in.
     const user = await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }).catch(() => null);
     if (!user) navigate(withQuery(paths.login, carrySearch(location.search)));

@@ -4,6 +4,7 @@ import { useLocation, useNavigate } from 'react-router';
 import { paths, withQuery } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { meQueryOptions } from '../api/get-me';
+import { linkShareFromSearch } from '../api/link-share';
 import { carrySearch } from '../utils/post-sign-in-target';
 
 /**
@@ -29,6 +30,8 @@ export function useCompleteSignIn() {
       toastError('Cannot login. Please try again.');
       return false;
     }
+    // An emailed share's link is given to the account before the app switches to signed-in.
+    await linkShareFromSearch(location.search, res.data.id);
     const user = await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }).catch(() => null);
     if (!user) {
       toastError('Cannot login. Please try again.');

@@ -11,7 +11,8 @@ export function modeRedirect(search: string): string | null {
       params.delete('mode');
       return withQuery(paths.uploadOnly, params);
     case 'shared_studies':
-      for (const key of ['mode', 'userId', 'email', 'shareId']) params.delete(key);
+      // shareToken goes with shareId: both were used at sign-in (features/auth/api/link-share.ts).
+      for (const key of ['mode', 'userId', 'email', 'shareId', 'shareToken']) params.delete(key);
       params.set('tab', 'shared_studies');
       return withQuery(paths.studies, params);
     case 'transfer_ownership':

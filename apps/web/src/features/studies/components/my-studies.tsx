@@ -5,11 +5,12 @@ import { EmptyState } from '@/components/empty-state';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
-import { toast } from '@/hooks/use-toast';
+import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useDeleteStudy } from '../api/delete-study';
 import { useDownloadStudy } from '../api/download-study';
 import { useUserStudies } from '../api/get-user-studies';
+import { useTransferOwnership } from '../api/ownership';
 import {
   DEFAULT_SORT,
   EMPTY_FILTER,
@@ -20,22 +21,28 @@ import {
   type StudyFilter,
   type StudySort,
 } from '../utils/study-list';
+import { AccessReceiptsDialog } from './access-receipts-dialog';
 import { BusyOverlay } from './busy-overlay';
 import { DeleteStudyDialog } from './delete-study-dialog';
+import { ShareStudyDialog } from './share-study-dialog';
 import { StudiesTable } from './studies-table';
 import { StudyFilterBar } from './study-filter-bar';
 import { StudyInfoDialog } from './study-info-dialog';
+import { TransferOwnershipDialog } from './transfer-ownership-dialog';
 
 /** The My Studies tab of the Studies list: filter bar, sortable table and row actions. */
 export function MyStudies({
   userId,
   newOnly,
   processing,
+  sharingAllowed,
 }: {
   userId: string;
   newOnly: boolean;
   /** Uploads still being processed: they join the list when done. */
   processing: number;
+  /** The user's Share Medical Records setting (the Share dialog says how to turn it on). */
+  sharingAllowed: boolean;
 }) {
   const studies = useUserStudies(userId);
   const deleteStudy = useDeleteStudy();
@@ -44,6 +51,10 @@ export function MyStudies({
   const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
   const [infoStudy, setInfoStudy] = useState<StudyListItem | null>(null);
   const [deleting, setDeleting] = useState<StudyListItem | null>(null);
+  const [sharing, setSharing] = useState<StudyListItem | null>(null);
+  const [transferring, setTransferring] = useState<StudyListItem | null>(null);
+  const [receipts, setReceipts] = useState<StudyListItem | null>(null);
+  const transferOwnership = useTransferOwnership(userId);
 
   const all = studies.data;
   const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
@@ -81,6 +92,18 @@ export function MyStudies({
         }),
     });
 
+  const transfer = (study: StudyListItem, requesterEmail: string) =>
+    transferOwnership.mutate(
+      { studyId: study.id, requesterEmail },
+      {
+        onSuccess: (res) => {
+          setTransferring(null);
+          toast({ title: 'Ownership Transferred', description: res.message });
+        },
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
+
   let body;
   if (studies.isPending) {
     body = (
@@ -116,7 +139,14 @@ export function MyStudies({
         studies={rows}
         sort={sort}
         onSort={(key) => setSort((s) => nextSort(s, key))}
-        handlers={{ onInfo: setInfoStudy, onDelete: setDeleting, onDownload: download }}
+        handlers={{
+          onInfo: setInfoStudy,
+          onShare: setSharing,
+          onDelete: setDeleting,
+          onDownload: download,
+          onTransfer: setTransferring,
+          onAccess: setReceipts,
+        }}
       />
     );
   }
@@ -127,13 +157,28 @@ export function MyStudies({
       {body}
       <StudyInfoDialog study={infoStudy} onClose={() => setInfoStudy(null)} />
       <DeleteStudyDialog study={deleting} onCancel={() => setDeleting(null)} onConfirm={confirmDelete} />
+      <ShareStudyDialog
+        study={sharing}
+        userId={userId}
+        sharingAllowed={sharingAllowed}
+        onClose={() => setSharing(null)}
+      />
+      <TransferOwnershipDialog
+        study={transferring}
+        pending={transferOwnership.isPending}
+        onCancel={() => setTransferring(null)}
+        onTransfer={transfer}
+      />
+      <AccessReceiptsDialog study={receipts} onClose={() => setReceipts(null)} />
       <BusyOverlay
         message={
           deleteStudy.isPending
             ? 'Deleting study, please wait...'
             : downloadStudy.isPending
               ? 'Preparing download, please wait...'
-              : null
+              : transferOwnership.isPending
+                ? 'Transferring ownership, please wait...'
+                : null
         }
       />
     </div>

@@ -1,5 +1,18 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { ArrowDown, ArrowUp, ArrowUpDown, Download, Eye, Info, MoreHorizontal, Trash2 } from 'lucide-react';
+import {
+  ArrowDown,
+  ArrowUp,
+  ArrowUpDown,
+  ArrowRightLeft,
+  Download,
+  Eye,
+  Hand,
+  History,
+  Info,
+  MoreHorizontal,
+  Share2,
+  Trash2,
+} from 'lucide-react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import {
@@ -22,10 +35,11 @@ interface Column {
   sortKey?: StudySortKey;
 }
 
-/** The Studies list's columns and their sort keys. */
+/** The Studies list's columns and their sort keys; Shared Studies adds who shared each study. */
 const COLUMNS: Column[] = [
   { label: 'Study Description', sortKey: 'id' },
   { label: 'Patient Name', sortKey: 'patientName' },
+  { label: 'Shared By' },
   { label: 'Modality', sortKey: 'type' },
   { label: 'Upload Date', sortKey: 'uploadDate' },
   { label: 'Study Date', sortKey: 'studyDate' },
@@ -70,17 +84,36 @@ function SortHeader({
   );
 }
 
+/** A row offers the actions it has a handler for: My Studies all but Request Ownership, Shared Studies View, Info and that. */
 export interface StudyRowHandlers {
   onInfo: (study: StudyListItem) => void;
-  onDelete: (study: StudyListItem) => void;
-  onDownload: (study: StudyListItem) => void;
+  onShare?: (study: StudyListItem) => void;
+  onDelete?: (study: StudyListItem) => void;
+  onDownload?: (study: StudyListItem) => void;
+  onTransfer?: (study: StudyListItem) => void;
+  onRequestOwnership?: (study: StudyListItem) => void;
+  onAccess?: (study: StudyListItem) => void;
+}
+
+/** Who shared a study of the Shared Studies tab. */
+export interface SharedBy {
+  name: string | null;
+  email: string;
 }
 
 function NA() {
   return <span className="text-muted-foreground">N/A</span>;
 }
 
-function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRowHandlers }) {
+function StudyRow({
+  study,
+  handlers,
+  sharedBy,
+}: {
+  study: StudyListItem;
+  handlers: StudyRowHandlers;
+  sharedBy: SharedBy | null | undefined;
+}) {
   const m = study.metadata;
   const patientName = patientDisplayName(study);
   const process = study.status.process;
@@ -108,6 +141,24 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
           {patientName || <NA />}
         </span>
       </td>
+      {sharedBy !== undefined && (
+        <td className="min-w-36 max-w-56 px-2 py-2.5">
+          {sharedBy ? (
+            <span className="grid min-w-0">
+              <span className="truncate" title={sharedBy.name ?? sharedBy.email}>
+                {sharedBy.name || sharedBy.email}
+              </span>
+              {sharedBy.name && (
+                <span className="truncate text-xs text-muted-foreground" title={sharedBy.email}>
+                  {sharedBy.email}
+                </span>
+              )}
+            </span>
+          ) : (
+            <NA />
+          )}
+        </td>
+      )}
       <td className="px-2 py-2.5">
         <span className="inline-flex items-center gap-1">
           {m.modality || <NA />}
@@ -126,7 +177,8 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
       <td className="whitespace-nowrap px-2 py-2.5">{formatDate(m.studyDate)}</td>
       <td className="whitespace-nowrap px-2 py-2.5">{formatDate(study.latestCompletionDate)}</td>
       <td className="px-2 py-2.5">
-        {process.value === 'completed' ? (
+        {/* Analyses are ordered for one's own studies; a recipient only views. */}
+        {process.value === 'completed' && sharedBy === undefined ? (
           <Button asChild size="sm" variant="outline">
             <Link to={analysisHref(study)}>Get Analysis</Link>
           </Button>
@@ -136,15 +188,29 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
       </td>
       <td className="px-2 py-2.5">
         <div className="flex items-center gap-1">
-          <Button
-            variant="ghost"
-            size="icon"
-            className="size-8 text-destructive hover:bg-destructive/10 hover:text-destructive"
-            aria-label="Delete study"
-            onClick={() => handlers.onDelete(study)}
-          >
-            <Trash2 aria-hidden="true" />
-          </Button>
+          {handlers.onShare && (
+            <Button
+              variant="ghost"
+              size="icon"
+              className="size-8"
+              aria-label="Share study"
+              title="Share"
+              onClick={() => handlers.onShare?.(study)}
+            >
+              <Share2 aria-hidden="true" />
+            </Button>
+          )}
+          {handlers.onDelete && (
+            <Button
+              variant="ghost"
+              size="icon"
+              className="size-8 text-destructive hover:bg-destructive/10 hover:text-destructive"
+              aria-label="Delete study"
+              onClick={() => handlers.onDelete?.(study)}
+            >
+              <Trash2 aria-hidden="true" />
+            </Button>
+          )}
           <DropdownMenu>
             <DropdownMenuTrigger asChild>
               <Button variant="ghost" size="icon" className="size-8" aria-label="More actions">
@@ -163,9 +229,26 @@ function StudyRow({ study, handlers }: { study: StudyListItem; handlers: StudyRo
                   <Eye aria-hidden="true" /> View
                 </DropdownMenuItem>
               )}
-              <DropdownMenuItem onSelect={() => handlers.onDownload(study)}>
-                <Download aria-hidden="true" /> Download
-              </DropdownMenuItem>
+              {handlers.onDownload && (
+                <DropdownMenuItem onSelect={() => handlers.onDownload?.(study)}>
+                  <Download aria-hidden="true" /> Download
+                </DropdownMenuItem>
+              )}
+              {handlers.onTransfer && (
+                <DropdownMenuItem onSelect={() => handlers.onTransfer?.(study)}>
+                  <ArrowRightLeft aria-hidden="true" /> Transfer Ownership
+                </DropdownMenuItem>
+              )}
+              {handlers.onRequestOwnership && (
+                <DropdownMenuItem onSelect={() => handlers.onRequestOwnership?.(study)}>
+                  <Hand aria-hidden="true" /> Request Ownership
+                </DropdownMenuItem>
+              )}
+              {handlers.onAccess && (
+                <DropdownMenuItem onSelect={() => handlers.onAccess?.(study)}>
+                  <History aria-hidden="true" /> Access &amp; activity
+                </DropdownMenuItem>
+              )}
             </DropdownMenuContent>
           </DropdownMenu>
         </div>
@@ -179,26 +262,37 @@ export function StudiesTable({
   sort,
   onSort,
   handlers,
+  caption = 'My studies',
+  sharedBy,
 }: {
   studies: StudyListItem[];
   sort: StudySort;
   onSort: (key: StudySortKey) => void;
   handlers: StudyRowHandlers;
+  caption?: string;
+  /** Shared Studies: who shared each study, by study id (adds the Shared By column). */
+  sharedBy?: ReadonlyMap<string, SharedBy>;
 }) {
+  const columns = sharedBy ? COLUMNS : COLUMNS.filter((c) => c.label !== 'Shared By');
   return (
     <div className="overflow-x-auto rounded-lg border bg-card shadow-sm">
       <table className="w-full min-w-[50rem] text-sm">
-        <caption className="sr-only">My studies</caption>
+        <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted/60 text-muted-foreground">
           <tr>
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <SortHeader key={c.label} column={c} sort={sort} onSort={onSort} />
             ))}
           </tr>
         </thead>
         <tbody>
           {studies.map((study) => (
-            <StudyRow key={study.id} study={study} handlers={handlers} />
+            <StudyRow
+              key={study.id}
+              study={study}
+              handlers={handlers}
+              sharedBy={sharedBy ? (sharedBy.get(study.id) ?? null) : undefined}
+            />
           ))}
         </tbody>
       </table>

@@ -1,19 +1,31 @@
 import type { User } from '@mi/contracts/auth';
-import { ArrowLeft, Upload } from 'lucide-react';
+import { ArrowLeft, Send, Upload } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
-import { useStudyUpload } from '../hooks/use-study-upload';
+import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import { useStudyUpload, type SharedUploadTarget } from '../hooks/use-study-upload';
 import { SelectedFiles } from './selected-files';
 import { SourceTiles } from './source-tiles';
 import { UploadProgressDialog } from './upload-progress-dialog';
 
-/** The Upload Medical Study page: pick, check, archive, upload, queue processing. */
-export function UploadStudy({ user, backUrl }: { user: User; backUrl: string | null }) {
+/**
+ * The Upload Medical Study page: pick, check, archive, upload, queue processing. With `shared` (an
+ * invite link) the study goes to the inviting user's account.
+ */
+export function UploadStudy({
+  user,
+  backUrl,
+  shared,
+}: {
+  user: User;
+  backUrl: string | null;
+  shared?: SharedUploadTarget;
+}) {
   const navigate = useNavigate();
-  const upload = useStudyUpload(user);
+  const upload = useStudyUpload(user, shared);
   const locked = upload.busy || upload.scanning;
 
   return (
@@ -30,6 +42,18 @@ export function UploadStudy({ user, backUrl }: { user: User; backUrl: string | n
         }
       />
       <div className="grid gap-6">
+        {shared && (
+          <Alert variant="info">
+            <Send aria-hidden="true" />
+            <div className="grid gap-1">
+              <AlertTitle>Your files will be sent to {shared.inviterName}</AlertTitle>
+              <AlertDescription>
+                The studies you upload here go into their account: they can view and share them, and you will
+                not see them in your own list.
+              </AlertDescription>
+            </div>
+          </Alert>
+        )}
         <SourceTiles disabled={locked} onFiles={(method, files) => void upload.select(method, files)} />
         {upload.scanning && (
           <p className="flex items-center gap-2 text-sm text-muted-foreground">

@@ -43,11 +43,21 @@ async function contentIdOfArchive(centralDirectory: Uint8Array<ArrayBuffer>, siz
   return `zip-crc32:${size}:${centralDirectory.length}:${(CRC32.buf(centralDirectory) >>> 0).toString(16)}`;
 }
 
+/** An upload on behalf of the user who shared an invite link: it goes to their account. */
+export interface SharedUploadTarget {
+  targetUserId: string;
+  /** The invite link's token; the server checks it on upload and on processing. */
+  invitation: string;
+  inviterName: string;
+  /** Room left in the inviter's storage (their quota is charged). */
+  room: { remainingBytes: number; maxStorageGB: number } | null;
+}
+
 /**
  * Selection, checks (folder, DICOM media, empty selection, storage limit), in-browser archiving,
  * resumable upload and the processing request of one study upload.
  */
-export function useStudyUpload(user: User) {
+export function useStudyUpload(user: User, shared?: SharedUploadTarget) {
   const queryClient = useQueryClient();
   const processStudy = useProcessStudy();
   const [method, setMethod] = useState<UploadMethod | null>(null);
@@ -110,7 +120,16 @@ export function useStudyUpload(user: User) {
     }
     const selectionBytes = files.reduce((sum, f) => sum + f.size, 0);
     const { currentStorageGB, maxStorageGB } = user.uploadLimits;
-    if (currentStorageGB + selectionBytes / GIB > maxStorageGB) {
+    if (shared) {
+      // A shared upload is charged to the inviter: their room counts, not the uploader's.
+      if (shared.room && selectionBytes > shared.room.remainingBytes) {
+        failure(
+          'Storage Limit Exceeded',
+          `Uploading these files would exceed the storage limit of ${shared.room.maxStorageGB} GB of ${shared.inviterName}.`,
+        );
+        return;
+      }
+    } else if (currentStorageGB + selectionBytes / GIB > maxStorageGB) {
       failure(
         'Storage Limit Exceeded',
         `Uploading these files would exceed your storage limit of ${maxStorageGB} GB.`,
@@ -151,6 +170,9 @@ export function useStudyUpload(user: User) {
           userId: user.id,
           onProgress: report,
           signal: controller.signal,
+          ...(shared
+            ? { extraMetadata: { targetUserId: shared.targetUserId, invitation: shared.invitation } }
+            : {}),
         });
       } catch (err) {
         if (controller.signal.aborted) throw err;
@@ -160,7 +182,12 @@ export function useStudyUpload(user: User) {
       }
       setPercent(100);
       try {
-        await processStudy.mutateAsync({ prefix: objectName, jobContext: { uploadType: 'regular' } });
+        await processStudy.mutateAsync({
+          prefix: objectName,
+          jobContext: shared
+            ? { uploadType: 'shared', targetUserId: shared.targetUserId, invitation: shared.invitation }
+            : { uploadType: 'regular' },
+        });
       } catch (err) {
         throw new Error(errorMessage(err, 'Upload error'));
       }
@@ -180,7 +207,7 @@ export function useStudyUpload(user: User) {
       if (abortRef.current === controller) abortRef.current = null;
       setBusy(false);
     }
-  }, [files, method, processStudy, user]);
+  }, [files, method, processStudy, user, shared]);
 
   /** Back To Studies resets the page and refreshes pending jobs and the studies list. */
   const finish = useCallback(() => {

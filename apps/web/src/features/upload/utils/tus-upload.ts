@@ -15,6 +15,8 @@ export interface UploadArchiveInput {
   userId: string;
   onProgress: (fraction: number) => void;
   signal: AbortSignal;
+  /** Upload-Metadata of a shared upload (the inviter and the invitation token), checked on creation. */
+  extraMetadata?: Record<string, string>;
 }
 
 /** randomUUID needs a secure context; getRandomValues does not. */
@@ -79,6 +81,7 @@ export async function uploadArchive({
   userId,
   onProgress,
   signal,
+  extraMetadata = {},
 }: UploadArchiveInput): Promise<string> {
   const [{ Upload }, firstToken] = await Promise.all([import('tus-js-client'), getStorageToken(signal)]);
   let token: StorageToken = firstToken;
@@ -95,8 +98,12 @@ export async function uploadArchive({
       retryDelays: RETRY_DELAYS,
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
-      fingerprint: () => Promise.resolve(`mi-study:${userId}:${contentId}:${token.uploadUrl}`),
-      metadata: { objectName, filetype: 'application/zip' },
+      // A shared upload is never resumed as an own one (or for another inviter), and vice versa.
+      fingerprint: () =>
+        Promise.resolve(
+          `mi-study:${userId}:${contentId}:${token.uploadUrl}${extraMetadata.targetUserId ? `:for:${extraMetadata.targetUserId}` : ''}`,
+        ),
+      metadata: { objectName, filetype: 'application/zip', ...extraMetadata },
       onBeforeRequest: async (req) => {
         req.setHeader('Authorization', `Bearer ${(await freshToken()).accessToken}`);
       },
@@ -122,7 +129,7 @@ export async function uploadArchive({
         const resumable = latestResumable(previous, userId, file.size);
         if (resumable) {
           objectName = resumable.metadata.objectName!;
-          upload.options.metadata = { objectName, filetype: 'application/zip' };
+          upload.options.metadata = { objectName, filetype: 'application/zip', ...extraMetadata };
           upload.resumeFromPreviousUpload(resumable);
         }
         upload.start();

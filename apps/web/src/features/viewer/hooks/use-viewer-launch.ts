@@ -54,13 +54,19 @@ export function useViewerLaunch(studyId: string | undefined, userId: string, att
           throw new LaunchError(serverMessage(err) || 'Cannot start transfer');
         }
         const deadline = Date.now() + TRANSFER_TIMEOUT_MS;
-        while (!cancelled && (await pendingTransferCount(userId)) > 0) {
+        for (;;) {
+          if (cancelled) return;
           if (Date.now() > deadline) throw new LaunchError('Failed to open the viewer');
+          if ((await pendingTransferCount(userId)) === 0) {
+            study = await getStudyForViewer(studyId);
+            if (study.status.transfer.value === 'completed') break;
+            // Still being prepared by a job another user queued (the owner, or a recipient of the
+            // same shared study): wait for the study itself.
+            if (study.status.transfer.value === 'failed' || study.status.transfer.value === null)
+              throw new LaunchError('Failed to open the viewer');
+          }
           await sleep(TRANSFER_POLL_MS);
         }
-        if (cancelled) return;
-        study = await getStudyForViewer(studyId);
-        if (study.status.transfer.value !== 'completed') throw new LaunchError('Failed to open the viewer');
       }
       const url = await viewerAddress(studyId);
       if (cancelled) return;

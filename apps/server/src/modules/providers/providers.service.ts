@@ -1,0 +1,353 @@
+import {
+  experienceBucket,
+  type AdminProvider,
+  type Provider,
+  type ProviderInput,
+  type ProviderListQuery,
+} from '@mi/contracts/sharing';
+import { normalizeEmail } from '@mi/contracts/rules';
+import { AppError } from '../../http/app-error';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { RequestMeta } from '../auth/auth.service';
+import type { Throttle } from '../auth/throttle.repository';
+import type { NotificationsService } from '../notifications/notifications.service';
+import type { UserRow, UsersRepository } from '../users/users.repository';
+import { PROVIDER_CATALOGUE } from './provider-catalogue';
+import type { NewProviderRow, ProviderWithLink, ProvidersRepository } from './providers.repository';
+
+/** How many providers one user may add to their network per minute (a script, not a person, adds more). */
+export const NETWORK_ADDS_PER_MINUTE = 60;
+export const NETWORK_ADDS_LIMITED_MESSAGE =
+  'You are adding providers too quickly. Please wait a minute and try again.';
+export const PROVIDER_NOT_FOUND = 'Provider not found.';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const orNull = (v: string | undefined | null) => (v ? v : null);
+
+/**
+ * Whether what is shared with the provider reaches a person on the platform: it is linked to a
+ * professional account that is approved and has confirmed its email.
+ */
+function onPlatform(linked: ProviderWithLink['linkedUser']): boolean {
+  return Boolean(
+    linked && linked.role === 'professional' && linked.accountStatus === 'active' && linked.verified,
+  );
+}
+
+/** The API shape of a provider (the sharing module answers with it too). */
+export function toProvider({ provider: p, linkedUser }: ProviderWithLink): Provider {
+  return {
+    _id: p.id,
+    id: p.id,
+    name: p.name,
+    specialty: p.specialty,
+    description: p.description,
+    yearsOfExperience: p.yearsOfExperience,
+    rating: p.rating,
+    credentials: p.credentials,
+    location: p.location ?? null,
+    academicProfile: p.academicProfile ?? null,
+    contactInformation: { email: p.email, mobile: p.mobile, website: p.website },
+    workingHours: p.workingHours ?? null,
+    onPlatform: onPlatform(linkedUser),
+  };
+}
+
+function toAdminProvider(row: ProviderWithLink): AdminProvider {
+  const { provider: p, linkedUser } = row;
+  return {
+    ...toProvider(row),
+    retiredAt: p.retiredAt?.toISOString() ?? null,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+    linkedUser: linkedUser ? { id: linkedUser.id, email: linkedUser.email, name: linkedUser.name } : null,
+  };
+}
+
+/** The columns of a directory entry from the admin form (or the catalogue). */
+function toColumns(input: ProviderInput): Omit<NewProviderRow, 'listed' | 'createdBy'> {
+  const email = input.contactInformation.email.trim();
+  return {
+    name: input.name,
+    specialty: input.specialty,
+    description: orNull(input.description),
+    yearsOfExperience: String(Number(input.yearsOfExperience)),
+    rating: Math.round(input.rating * 10) / 10,
+    credentials: input.credentials,
+    location: input.location,
+    academicProfile: input.academicProfile,
+    email,
+    emailNormalized: normalizeEmail(email),
+    mobile: orNull(input.contactInformation.mobile),
+    website: orNull(input.contactInformation.website),
+    workingHours: input.workingHours,
+  };
+}
+
+export interface ProvidersDeps {
+  repo: ProvidersRepository;
+  users: Pick<UsersRepository, 'findByEmail'>;
+  audit: AuditRecorder;
+  throttle: Pick<Throttle, 'hit' | 'count'>;
+  notifications: Pick<NotificationsService, 'notify'>;
+  now: () => Date;
+}
+
+/**
+ * The provider directory (/providers, Admin → Providers) and each user's trusted network. A user
+ * sees the live directory and the contacts they made themselves (by sharing with a new email);
+ * anything else, including a retired entry, is the one 404.
+ */
+export function createProvidersService(deps: ProvidersDeps) {
+  const { repo } = deps;
+
+  const audit = (
+    actor: { id: string; role: string | null },
+    action: string,
+    providerId: string,
+    meta: RequestMeta | undefined,
+    details?: Record<string, unknown>,
+    outcome: 'success' | 'failure' | 'denied' = 'success',
+  ) =>
+    deps.audit({
+      actorId: actor.id,
+      actorRole: actor.role,
+      action,
+      outcome,
+      targetType: 'provider',
+      targetId: providerId.slice(0, 64),
+      requestId: meta?.requestId,
+      ip: meta?.ip,
+      details,
+    });
+
+  async function visible(userId: string, providerId: string): Promise<ProviderWithLink | undefined> {
+    return UUID.test(providerId) ? repo.findVisible(userId, providerId) : undefined;
+  }
+
+  async function requireDirectoryEntry(id: string): Promise<ProviderWithLink> {
+    const found = UUID.test(id) ? await repo.findDirectoryById(id) : undefined;
+    if (!found) throw new AppError('NOT_FOUND', PROVIDER_NOT_FOUND);
+    return found;
+  }
+
+  async function requireFreeEmail(email: string, exceptId?: string): Promise<void> {
+    const taken = await repo.findDirectoryByEmail(normalizeEmail(email), exceptId);
+    if (taken)
+      throw new AppError('CONFLICT', `Another directory provider (${taken.name}) already has this email.`);
+  }
+
+  /** Adds a provider the user may see to their network; audits a new entry. */
+  async function addToNetwork(
+    user: { id: string; role: string | null },
+    found: ProviderWithLink,
+    meta?: RequestMeta,
+  ): Promise<boolean> {
+    const added = await repo.addToNetwork(user.id, found.provider.id, deps.now());
+    if (added)
+      await audit(user, 'provider.network_add', found.provider.id, meta, { listed: found.provider.listed });
+    return added;
+  }
+
+  return {
+    /**
+     * First start: fills an empty directory with the fictional catalogue. Idempotent and safe for
+     * several processes starting at once (emails are unique in the directory).
+     */
+    async ensureDirectory(): Promise<number> {
+      if ((await repo.countDirectory()) > 0) return 0;
+      return repo.insertDirectory(PROVIDER_CATALOGUE.map(toColumns));
+    },
+
+    /** The live directory, narrowed by name or email, specialty, country and experience bucket. */
+    async listDirectory(query: ProviderListQuery): Promise<Provider[]> {
+      const rows = await repo.listDirectory({
+        q: query.q || undefined,
+        specialty: query.specialty || undefined,
+        country: query.country || undefined,
+      });
+      const providers = rows.map(toProvider);
+      return query.experience
+        ? providers.filter((p) => experienceBucket(p.yearsOfExperience) === query.experience)
+        : providers;
+    },
+
+    /** The user's trusted network, newest first. */
+    async listNetwork(userId: string): Promise<Provider[]> {
+      return (await repo.listNetwork(userId)).map(toProvider);
+    },
+
+    /** POST /api/users/providers: adding twice changes nothing; limited per user per minute. */
+    async add(user: UserRow, providerId: string, meta: RequestMeta): Promise<Provider> {
+      const key = `providers:add:${user.id}`;
+      if ((await deps.throttle.count(key, 60_000)) >= NETWORK_ADDS_PER_MINUTE) {
+        await audit(user, 'provider.network_add', providerId, meta, { reason: 'rate_limited' }, 'denied');
+        throw new AppError('RATE_LIMITED', NETWORK_ADDS_LIMITED_MESSAGE);
+      }
+      await deps.throttle.hit(key);
+      const found = await visible(user.id, providerId);
+      if (!found) {
+        await audit(user, 'provider.network_add', providerId, meta, undefined, 'denied');
+        throw new AppError('NOT_FOUND', PROVIDER_NOT_FOUND);
+      }
+      await addToNetwork(user, found, meta);
+      return toProvider(found);
+    },
+
+    /**
+     * DELETE /api/users/providers: takes the provider off the user's list. What was already shared
+     * with it stays shared (revoking is per study, in the share dialog).
+     */
+    async remove(user: UserRow, providerId: string, meta: RequestMeta): Promise<void> {
+      const removed = UUID.test(providerId) ? await repo.removeFromNetwork(user.id, providerId) : false;
+      if (removed) {
+        await audit(user, 'provider.network_remove', providerId, meta);
+        return;
+      }
+      // Already gone from the list: fine for a provider the user can see, the one 404 otherwise.
+      if (!(await visible(user.id, providerId))) {
+        await audit(user, 'provider.network_remove', providerId, meta, undefined, 'denied');
+        throw new AppError('NOT_FOUND', PROVIDER_NOT_FOUND);
+      }
+    },
+
+    // ------------------------------------------------------------ for the sharing module
+
+    /**
+     * A provider the user may share with: a live directory entry or their own contact, with the
+     * account an admin linked it to (a share to it reaches that account).
+     */
+    async findForUser(
+      userId: string,
+      providerId: string,
+    ): Promise<(Provider & { linkedUserId: string | null }) | undefined> {
+      const found = await visible(userId, providerId);
+      return found && { ...toProvider(found), linkedUserId: found.provider.linkedUserId };
+    },
+
+    /**
+     * The provider a share to `email` goes to, in the user's network: the live directory entry with
+     * that email when there is one, else the user's own contact for it (made on first use).
+     */
+    async ensureContact(userId: string, email: string, meta?: RequestMeta): Promise<Provider> {
+      const emailNormalized = normalizeEmail(email);
+      const found =
+        (await repo.findLiveDirectoryByEmail(emailNormalized)) ??
+        (await repo.findOrCreateContact(userId, email.trim(), emailNormalized));
+      await addToNetwork({ id: userId, role: null }, found, meta);
+      return toProvider(found);
+    },
+
+    /** Adds a provider the user may see to their network (idempotent); the one 404 for any other id. */
+    async addToNetwork(userId: string, providerId: string, meta?: RequestMeta): Promise<Provider> {
+      const found = await visible(userId, providerId);
+      if (!found) throw new AppError('NOT_FOUND', PROVIDER_NOT_FOUND);
+      await addToNetwork({ id: userId, role: null }, found, meta);
+      return toProvider(found);
+    },
+
+    // ------------------------------------------------------------ admin
+
+    admin: {
+      async list(): Promise<AdminProvider[]> {
+        return (await repo.listDirectoryForAdmin()).map(toAdminProvider);
+      },
+
+      async create(admin: UserRow, input: ProviderInput, meta: RequestMeta): Promise<AdminProvider> {
+        await requireFreeEmail(input.contactInformation.email);
+        const at = deps.now();
+        const created = await repo.insertDirectoryEntry({
+          ...toColumns(input),
+          createdAt: at,
+          updatedAt: at,
+        });
+        // Another admin saved the same email a moment ago.
+        if (!created) throw new AppError('CONFLICT', 'Another directory provider already has this email.');
+        await audit(admin, 'provider.create', created.id, meta);
+        return toAdminProvider(await requireDirectoryEntry(created.id));
+      },
+
+      async update(
+        admin: UserRow,
+        id: string,
+        input: ProviderInput,
+        meta: RequestMeta,
+      ): Promise<AdminProvider> {
+        const before = await requireDirectoryEntry(id);
+        await requireFreeEmail(input.contactInformation.email, id);
+        const columns = toColumns(input);
+        await repo.updateDirectoryEntry(id, { ...columns, updatedAt: deps.now() });
+        const changed = (Object.keys(columns) as Array<keyof typeof columns>).filter(
+          (k) => k !== 'emailNormalized' && JSON.stringify(before.provider[k]) !== JSON.stringify(columns[k]),
+        );
+        await audit(admin, 'provider.update', id, meta, { fields: changed });
+        return toAdminProvider(await requireDirectoryEntry(id));
+      },
+
+      /** Hides an entry from the directory and from every network until restored; existing shares stay. */
+      async retire(admin: UserRow, id: string, meta: RequestMeta): Promise<AdminProvider> {
+        const found = await requireDirectoryEntry(id);
+        if (!found.provider.retiredAt) {
+          await repo.updateDirectoryEntry(id, { retiredAt: deps.now(), updatedAt: deps.now() });
+          await audit(admin, 'provider.retire', id, meta);
+        }
+        return toAdminProvider(await requireDirectoryEntry(id));
+      },
+
+      async restore(admin: UserRow, id: string, meta: RequestMeta): Promise<AdminProvider> {
+        const found = await requireDirectoryEntry(id);
+        if (found.provider.retiredAt) {
+          await repo.updateDirectoryEntry(id, { retiredAt: null, updatedAt: deps.now() });
+          await audit(admin, 'provider.restore', id, meta);
+        }
+        return toAdminProvider(await requireDirectoryEntry(id));
+      },
+
+      /**
+       * Links an entry to a professional account, so what is shared with the provider reaches that
+       * person. Only an approved professional who has confirmed the email qualifies, and one account
+       * is one directory entry.
+       */
+      async link(admin: UserRow, id: string, email: string, meta: RequestMeta): Promise<AdminProvider> {
+        const found = await requireDirectoryEntry(id);
+        const account = await deps.users.findByEmail(normalizeEmail(email));
+        const refuse = (message: string, reason: string) =>
+          audit(admin, 'provider.link', id, meta, { reason }, 'failure').then(() => {
+            throw new AppError('UNPROCESSABLE', message);
+          });
+        if (!account || account.role !== 'professional')
+          return refuse('No medical professional account has this email.', 'not_professional');
+        if (account.accountStatus !== 'active')
+          return refuse(
+            'This professional account has not been approved. Approve it under Professionals first.',
+            'not_approved',
+          );
+        if (!account.emailVerifiedAt)
+          return refuse('This professional has not confirmed their email address yet.', 'email_unverified');
+        const other = await repo.findLinkedTo(account.id, id);
+        if (other) throw new AppError('CONFLICT', `This account is already linked to ${other.name}.`);
+        if (found.provider.linkedUserId !== account.id) {
+          await repo.updateDirectoryEntry(id, { linkedUserId: account.id, updatedAt: deps.now() });
+          await audit(admin, 'provider.link', id, meta, { userId: account.id });
+          await deps.notifications.notify(account.id, {
+            type: 'system',
+            title: 'Provider profile linked',
+            description: `Your account is now the directory provider "${found.provider.name}": studies shared with it reach you.`,
+            path: '/studies?tab=shared_studies',
+          });
+        }
+        return toAdminProvider(await requireDirectoryEntry(id));
+      },
+
+      async unlink(admin: UserRow, id: string, meta: RequestMeta): Promise<AdminProvider> {
+        const found = await requireDirectoryEntry(id);
+        if (found.provider.linkedUserId) {
+          await repo.updateDirectoryEntry(id, { linkedUserId: null, updatedAt: deps.now() });
+          await audit(admin, 'provider.unlink', id, meta, { userId: found.provider.linkedUserId });
+        }
+        return toAdminProvider(await requireDirectoryEntry(id));
+      },
+    },
+  };
+}
+export type ProvidersService = ReturnType<typeof createProvidersService>;

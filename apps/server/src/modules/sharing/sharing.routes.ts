@@ -1,0 +1,144 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBodySchema } from '@mi/contracts/errors';
+import {
+  accessReceiptsSchema,
+  createShareBodySchema,
+  createShareResponseSchema,
+  linkShareBodySchema,
+  messageSchema,
+  shareListSchema,
+  sharedStudyListSchema,
+} from '@mi/contracts/sharing';
+import { requestMeta, requireUser } from '../../http/auth-hook';
+import type { SharingService } from './sharing.service';
+
+const id = z.string().min(1).max(200);
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  429: errorBodySchema,
+};
+
+/** Study shares (Share Study dialog, Shared Studies tab, providers page) and access receipts. */
+export function sharingRoutes(sharing: SharingService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/users/shares',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Share one of your studies with an email address or one of your providers',
+          body: createShareBodySchema,
+          response: { 201: createShareResponseSchema, ...errors },
+        },
+      },
+      async (req, reply) =>
+        reply.status(201).send(await sharing.share(requireUser(req), req.body, requestMeta(req))),
+    );
+
+    app.delete(
+      '/users/shares/:shareId',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Revoke a share: the recipient loses access at once',
+          params: z.object({ shareId: id }),
+          response: { 200: messageSchema, ...errors },
+        },
+      },
+      async (req) => sharing.revoke(requireUser(req), req.params.shareId, requestMeta(req)),
+    );
+
+    app.put(
+      '/users/shares/:shareId',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Give an emailed share to the signed-in account that received the email',
+          params: z.object({ shareId: id }),
+          body: linkShareBodySchema,
+          response: { 200: messageSchema, ...errors },
+        },
+      },
+      async (req) => sharing.link(requireUser(req), req.params.shareId, req.body, requestMeta(req)),
+    );
+
+    app.get(
+      '/users/shares/study/:studyId',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Who one of your studies is shared with',
+          params: z.object({ studyId: id }),
+          response: { 200: shareListSchema, ...errors },
+        },
+      },
+      async (req) => sharing.listForStudy(requireUser(req), req.params.studyId, requestMeta(req)),
+    );
+
+    app.get(
+      '/users/shares/provider/:providerId',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'The studies you share with one of your providers',
+          params: z.object({ providerId: id }),
+          response: { 200: shareListSchema, ...errors },
+        },
+      },
+      async (req) => sharing.listForProvider(requireUser(req), req.params.providerId),
+    );
+
+    app.get(
+      '/users/shares/targetUser/:userId',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'The studies shared with you (Shared Studies)',
+          params: z.object({ userId: id }),
+          response: { 200: sharedStudyListSchema, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const ifNoneMatch =
+          typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
+        const list = await sharing.listSharedWithMe(
+          requireUser(req),
+          req.params.userId,
+          requestMeta(req),
+          ifNoneMatch,
+        );
+        // Bytes serialised from SharedStudy DTOs when the list last changed (shared-list-cache.ts);
+        // Fastify sends a Buffer as is, so the response schema documents rather than serialises it.
+        const raw = reply as unknown as FastifyReply;
+        const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+        raw
+          .header('etag', gzip ? list.gzippedEtag : list.etag)
+          .header('cache-control', 'private, no-cache')
+          .header('vary', 'Accept-Encoding');
+        if (list.notModified) return raw.status(304).send();
+        raw.header('content-type', 'application/json; charset=utf-8');
+        if (gzip) return raw.header('content-encoding', 'gzip').send(list.gzipped);
+        return raw.send(list.body);
+      },
+    );
+
+    app.get(
+      '/studies/:studyId/access',
+      {
+        schema: {
+          tags: ['sharing'],
+          summary: 'Access receipts: who can open your study now and what was done with it',
+          params: z.object({ studyId: id }),
+          response: { 200: accessReceiptsSchema, ...errors },
+        },
+      },
+      async (req) => sharing.receipts(requireUser(req), req.params.studyId, requestMeta(req)),
+    );
+  };
+}

@@ -1,0 +1,450 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { SPECIALTIES } from '@mi/contracts/rules';
+import {
+  linkProviderBodySchema,
+  providerInputSchema,
+  type AdminProvider,
+  type ProviderInput,
+} from '@mi/contracts/sharing';
+import { Archive, ArchiveRestore, Link2, Pencil, Plus, RefreshCw, Stethoscope, Unlink } from 'lucide-react';
+import { useId, useState, type ReactNode } from 'react';
+import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
+import { z } from 'zod';
+import { EmptyState } from '@/components/empty-state';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/components/ui/dialog';
+import { FieldError } from '@/components/ui/field-error';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { Textarea } from '@/components/ui/textarea';
+import { toast, toastError } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { cn } from '@/lib/utils';
+import { useAdminProviders, useChangeProvider, type ProviderChange } from '../api/admin-providers';
+import { QueryState } from './query-state';
+
+// The server's schema, with credentials typed as one comma-separated line.
+const providerFormSchema = providerInputSchema.omit({ credentials: true }).extend({
+  credentials: z.string().trim().max(2000),
+});
+type ProviderFormValues = z.infer<typeof providerFormSchema>;
+type LinkValues = z.infer<typeof linkProviderBodySchema>;
+
+const EMPTY_FORM: ProviderFormValues = {
+  name: '',
+  specialty: '',
+  description: '',
+  yearsOfExperience: '',
+  rating: 4,
+  credentials: '',
+  location: { street: '', city: '', state: '', zipCode: '', country: '' },
+  academicProfile: { rank: '', numberOfPublications: 0 },
+  contactInformation: { email: '', mobile: '', website: '' },
+  workingHours: { weekdays: '', weekends: '' },
+};
+
+function toForm(p: AdminProvider): ProviderFormValues {
+  return {
+    name: p.name,
+    specialty: p.specialty ?? '',
+    description: p.description ?? '',
+    yearsOfExperience: p.yearsOfExperience ?? '',
+    rating: p.rating ?? 0,
+    credentials: p.credentials.join(', '),
+    location: p.location ?? EMPTY_FORM.location,
+    academicProfile: p.academicProfile ?? EMPTY_FORM.academicProfile,
+    contactInformation: {
+      email: p.contactInformation.email,
+      mobile: p.contactInformation.mobile ?? '',
+      website: p.contactInformation.website ?? '',
+    },
+    workingHours: p.workingHours ?? EMPTY_FORM.workingHours,
+  };
+}
+
+function toInput(values: ProviderFormValues): ProviderInput {
+  return {
+    ...values,
+    credentials: values.credentials
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean),
+  };
+}
+
+/** Admin → Providers: the directory users search on /providers. */
+export function ProvidersAdmin() {
+  const providers = useAdminProviders();
+  const change = useChangeProvider();
+  const [editing, setEditing] = useState<AdminProvider | 'new' | null>(null);
+  const [linking, setLinking] = useState<AdminProvider | null>(null);
+  const list = providers.data ?? [];
+
+  const act = (c: ProviderChange, title: string) =>
+    change.mutate(c, {
+      onSuccess: (res) => toast({ title, description: res.data.name }),
+      onError: (err) => toastError(errorMessage(err)),
+    });
+
+  return (
+    <Card>
+      <CardHeader className="flex-row flex-wrap items-end justify-between gap-3 space-y-0">
+        <div>
+          <CardTitle>Providers</CardTitle>
+          <CardDescription>
+            The directory users search under Healthcare Providers. Link an entry to an approved professional
+            so what is shared with it reaches them.
+          </CardDescription>
+        </div>
+        <div className="flex gap-2">
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-10"
+            onClick={() => providers.refetch()}
+            disabled={providers.isFetching}
+          >
+            <RefreshCw aria-hidden="true" className={cn(providers.isFetching && 'animate-spin')} /> Refresh
+          </Button>
+          <Button size="sm" className="h-10" onClick={() => setEditing('new')}>
+            <Plus aria-hidden="true" /> New Provider
+          </Button>
+        </div>
+      </CardHeader>
+      <CardContent>
+        <QueryState
+          isPending={providers.isPending}
+          error={providers.error}
+          onRetry={() => providers.refetch()}
+        />
+        {providers.isSuccess && list.length === 0 && (
+          <EmptyState icon={Stethoscope} title="No providers">
+            Add the first provider of the directory.
+          </EmptyState>
+        )}
+        {list.length > 0 && (
+          <ul className="grid gap-3" aria-label="Directory providers">
+            {list.map((p) => (
+              <li
+                key={p.id}
+                className={cn('rounded-md border p-4', p.retiredAt && 'bg-muted/40')}
+                aria-label={p.name}
+              >
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="font-medium">{p.name}</span>
+                  {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                  {p.retiredAt && <Badge variant="outline">Retired</Badge>}
+                  {p.linkedUser && <Badge>Linked</Badge>}
+                </div>
+                <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
+                  <dt className="text-muted-foreground">Email</dt>
+                  <dd className="break-all">{p.contactInformation.email}</dd>
+                  <dt className="text-muted-foreground">Location</dt>
+                  <dd>{[p.location?.city, p.location?.country].filter(Boolean).join(', ') || '—'}</dd>
+                  <dt className="text-muted-foreground">Account</dt>
+                  <dd className="break-all">
+                    {p.linkedUser
+                      ? `${p.linkedUser.name ?? 'Unnamed'} (${p.linkedUser.email})`
+                      : 'Not linked'}
+                  </dd>
+                </dl>
+                <div className="mt-3 flex flex-wrap gap-2">
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    onClick={() => setEditing(p)}
+                    aria-label={`Edit ${p.name}`}
+                  >
+                    <Pencil aria-hidden="true" /> Edit
+                  </Button>
+                  {p.linkedUser ? (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={change.isPending}
+                      onClick={() => act({ kind: 'unlink', id: p.id }, 'Provider unlinked')}
+                    >
+                      <Unlink aria-hidden="true" /> Unlink
+                    </Button>
+                  ) : (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      onClick={() => setLinking(p)}
+                      aria-label={`Link ${p.name}`}
+                    >
+                      <Link2 aria-hidden="true" /> Link account
+                    </Button>
+                  )}
+                  {p.retiredAt ? (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      disabled={change.isPending}
+                      onClick={() => act({ kind: 'restore', id: p.id }, 'Provider restored')}
+                    >
+                      <ArchiveRestore aria-hidden="true" /> Restore
+                    </Button>
+                  ) : (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+                      disabled={change.isPending}
+                      onClick={() => act({ kind: 'retire', id: p.id }, 'Provider retired')}
+                      aria-label={`Retire ${p.name}`}
+                    >
+                      <Archive aria-hidden="true" /> Retire
+                    </Button>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardContent>
+      <ProviderFormDialog
+        key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
+        provider={editing}
+        onClose={() => setEditing(null)}
+      />
+      <LinkDialog provider={linking} onClose={() => setLinking(null)} />
+    </Card>
+  );
+}
+
+function Field({
+  label,
+  error,
+  className,
+  children,
+}: {
+  label: string;
+  error?: FormFieldError;
+  className?: string;
+  children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className={cn('grid gap-1.5', className)}>
+      <Label htmlFor={id}>{label}</Label>
+      {children({
+        id,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': error ? `${id}-error` : undefined,
+      })}
+      <FieldError id={`${id}-error`} message={error?.message} />
+    </div>
+  );
+}
+
+function ProviderFormDialog({
+  provider,
+  onClose,
+}: {
+  provider: AdminProvider | 'new' | null;
+  onClose: () => void;
+}) {
+  const change = useChangeProvider();
+  const listId = useId();
+  const isNew = provider === 'new';
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<ProviderFormValues>({
+    resolver: zodResolver(providerFormSchema),
+    defaultValues: provider && provider !== 'new' ? toForm(provider) : EMPTY_FORM,
+  });
+
+  const onSubmit = (values: ProviderFormValues) => {
+    if (!provider) return;
+    const input = toInput(values);
+    change.mutate(
+      provider === 'new' ? { kind: 'create', input } : { kind: 'update', id: provider.id, input },
+      {
+        onSuccess: (res) => {
+          toast({
+            title: provider === 'new' ? 'Provider created' : 'Provider updated',
+            description: res.data.name,
+          });
+          onClose();
+        },
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
+  };
+
+  return (
+    <Dialog open={provider !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent className="max-w-3xl">
+        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <DialogHeader>
+            <DialogTitle>{isNew ? 'New Provider' : 'Edit Provider'}</DialogTitle>
+            <DialogDescription>Every field is shown to users in Provider Details.</DialogDescription>
+          </DialogHeader>
+          <div className="grid gap-3 sm:grid-cols-2">
+            <Field label="Name" error={errors.name}>
+              {(a) => <Input {...a} {...register('name')} />}
+            </Field>
+            <Field label="Specialty" error={errors.specialty}>
+              {(a) => <Input {...a} list={listId} {...register('specialty')} />}
+            </Field>
+            <datalist id={listId}>
+              {SPECIALTIES.map((s) => (
+                <option key={s} value={s} />
+              ))}
+            </datalist>
+            <Field label="Description" error={errors.description} className="sm:col-span-2">
+              {(a) => <Textarea {...a} rows={3} {...register('description')} />}
+            </Field>
+            <Field label="Years of experience" error={errors.yearsOfExperience}>
+              {(a) => <Input {...a} inputMode="numeric" {...register('yearsOfExperience')} />}
+            </Field>
+            <Field label="Rating (0–5)" error={errors.rating}>
+              {(a) => (
+                <Input
+                  {...a}
+                  type="number"
+                  step="0.1"
+                  min={0}
+                  max={5}
+                  {...register('rating', { valueAsNumber: true })}
+                />
+              )}
+            </Field>
+            <Field label="Credentials (comma-separated)" error={errors.credentials} className="sm:col-span-2">
+              {(a) => <Input {...a} {...register('credentials')} />}
+            </Field>
+            <Field label="Street" error={errors.location?.street}>
+              {(a) => <Input {...a} {...register('location.street')} />}
+            </Field>
+            <Field label="City" error={errors.location?.city}>
+              {(a) => <Input {...a} {...register('location.city')} />}
+            </Field>
+            <Field label="State / region" error={errors.location?.state}>
+              {(a) => <Input {...a} {...register('location.state')} />}
+            </Field>
+            <Field label="Postal code" error={errors.location?.zipCode}>
+              {(a) => <Input {...a} {...register('location.zipCode')} />}
+            </Field>
+            <Field label="Country" error={errors.location?.country}>
+              {(a) => <Input {...a} {...register('location.country')} />}
+            </Field>
+            <Field label="Academic rank" error={errors.academicProfile?.rank}>
+              {(a) => <Input {...a} {...register('academicProfile.rank')} />}
+            </Field>
+            <Field label="Publications" error={errors.academicProfile?.numberOfPublications}>
+              {(a) => (
+                <Input
+                  {...a}
+                  type="number"
+                  min={0}
+                  {...register('academicProfile.numberOfPublications', { valueAsNumber: true })}
+                />
+              )}
+            </Field>
+            <Field label="Email" error={errors.contactInformation?.email}>
+              {(a) => <Input {...a} type="email" {...register('contactInformation.email')} />}
+            </Field>
+            <Field label="Mobile" error={errors.contactInformation?.mobile}>
+              {(a) => <Input {...a} type="tel" {...register('contactInformation.mobile')} />}
+            </Field>
+            <Field label="Website" error={errors.contactInformation?.website}>
+              {(a) => (
+                <Input {...a} type="url" placeholder="https://" {...register('contactInformation.website')} />
+              )}
+            </Field>
+            <Field label="Working hours: weekdays" error={errors.workingHours?.weekdays}>
+              {(a) => <Input {...a} {...register('workingHours.weekdays')} />}
+            </Field>
+            <Field label="Working hours: weekends" error={errors.workingHours?.weekends}>
+              {(a) => <Input {...a} {...register('workingHours.weekends')} />}
+            </Field>
+          </div>
+          <DialogFooter>
+            <Button type="button" variant="outline" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={change.isPending}>
+              {isNew ? 'Create Provider' : 'Save Changes'}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function LinkDialog({ provider, onClose }: { provider: AdminProvider | null; onClose: () => void }) {
+  const id = useId();
+  const change = useChangeProvider();
+  const {
+    register,
+    handleSubmit,
+    reset,
+    setError,
+    formState: { errors },
+  } = useForm<LinkValues>({ resolver: zodResolver(linkProviderBodySchema), defaultValues: { email: '' } });
+  const close = () => {
+    reset();
+    onClose();
+  };
+  const onSubmit = ({ email }: LinkValues) => {
+    if (!provider) return;
+    change.mutate(
+      { kind: 'link', id: provider.id, email },
+      {
+        onSuccess: (res) => {
+          toast({ title: 'Provider linked', description: `${res.data.name} is now ${email}'s account.` });
+          close();
+        },
+        onError: (err) => setError('email', { type: 'server', message: errorMessage(err) }),
+      },
+    );
+  };
+  const error = errors.email?.message;
+  return (
+    <Dialog open={provider !== null} onOpenChange={(open) => !open && close()}>
+      <DialogContent>
+        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <DialogHeader>
+            <DialogTitle>Link to a professional account</DialogTitle>
+            <DialogDescription>
+              Studies shared with {provider?.name} will reach this account. It must be an approved medical
+              professional who has confirmed their email.
+            </DialogDescription>
+          </DialogHeader>
+          <div className="grid gap-2">
+            <Label htmlFor={`${id}-email`}>Account email</Label>
+            <Input
+              id={`${id}-email`}
+              type="email"
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${id}-email-error` : undefined}
+              {...register('email')}
+            />
+            <FieldError id={`${id}-email-error`} message={error} />
+          </div>
+          <DialogFooter>
+            <Button type="button" variant="outline" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={change.isPending}>
+              Link Account
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

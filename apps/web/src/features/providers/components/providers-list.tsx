@@ -1,0 +1,191 @@
+import type { Provider } from '@mi/contracts/sharing';
+import { FolderOpen, Info, Send, Star, Trash2 } from 'lucide-react';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { experienceText, placeOf } from '../utils/provider-filter';
+
+export interface ProviderRowHandlers {
+  onInfo: (p: Provider) => void;
+  onViewShares: (p: Provider) => void;
+  onRemove: (p: Provider) => void;
+  onShare: (p: Provider) => void;
+}
+
+interface ListProps {
+  providers: Provider[];
+  /** Share mode (?studyId=): each row offers Share Study instead of its usual actions. */
+  shareMode: boolean;
+  /** The provider a share is being sent to. */
+  sharingId: string | null;
+  handlers: ProviderRowHandlers;
+}
+
+function Rating({ value }: { value: number | null }) {
+  if (value === null) return <span className="text-muted-foreground">N/A</span>;
+  return (
+    <span
+      className="inline-flex items-center gap-1 whitespace-nowrap"
+      aria-label={`Rating ${value.toFixed(1)} out of 5`}
+    >
+      <Star className="size-3.5 fill-amber-400 text-amber-400" aria-hidden="true" />
+      {value.toFixed(1)}
+    </span>
+  );
+}
+
+function RowActions({
+  provider: p,
+  shareMode,
+  sharingId,
+  handlers,
+}: Omit<ListProps, 'providers'> & { provider: Provider }) {
+  if (shareMode) {
+    const busy = sharingId === p.id;
+    return (
+      <Button
+        size="sm"
+        onClick={() => handlers.onShare(p)}
+        disabled={sharingId !== null}
+        aria-label={`Share Study with ${p.name}`}
+      >
+        {busy ? <Spinner className="size-4" /> : <Send aria-hidden="true" />} Share Study
+      </Button>
+    );
+  }
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Button
+        size="sm"
+        variant="outline"
+        onClick={() => handlers.onViewShares(p)}
+        aria-label={`View Shared Studies with ${p.name}`}
+      >
+        <FolderOpen aria-hidden="true" /> View Shared Studies
+      </Button>
+      <Button
+        size="sm"
+        variant="outline"
+        className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+        onClick={() => handlers.onRemove(p)}
+        aria-label={`Remove Provider ${p.name}`}
+      >
+        <Trash2 aria-hidden="true" /> Remove Provider
+      </Button>
+    </div>
+  );
+}
+
+function InfoButton({ provider, onInfo }: { provider: Provider; onInfo: (p: Provider) => void }) {
+  return (
+    <Button
+      variant="ghost"
+      size="icon"
+      className="size-8 shrink-0"
+      aria-label={`Provider details: ${provider.name}`}
+      title="Provider Details"
+      onClick={() => onInfo(provider)}
+    >
+      <Info aria-hidden="true" />
+    </Button>
+  );
+}
+
+/** The user's trusted providers: a table on wide screens, cards on a phone. */
+export function ProvidersList(props: ListProps) {
+  const { providers, handlers } = props;
+  return (
+    <>
+      <div className="hidden overflow-x-auto rounded-lg border bg-card md:block">
+        <table className="w-full text-sm" aria-label="Your providers">
+          <thead className="bg-muted/50 text-muted-foreground">
+            <tr>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Name
+              </th>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Specialty
+              </th>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Location
+              </th>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Experience
+              </th>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Rating
+              </th>
+              <th scope="col" className="px-3 py-3 text-left font-medium">
+                Actions
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {providers.map((p) => (
+              <tr key={p.id} className="border-t align-middle hover:bg-muted/40">
+                <td className="max-w-72 px-3 py-2.5">
+                  <span className="flex items-center gap-1">
+                    <span className="grid min-w-0">
+                      <span className="truncate font-medium" title={p.name}>
+                        {p.name}
+                      </span>
+                      <span
+                        className="truncate text-xs text-muted-foreground"
+                        title={p.contactInformation.email}
+                      >
+                        {p.contactInformation.email}
+                      </span>
+                    </span>
+                    <InfoButton provider={p} onInfo={handlers.onInfo} />
+                  </span>
+                </td>
+                <td className="px-3 py-2.5">
+                  {p.specialty || <span className="text-muted-foreground">N/A</span>}
+                </td>
+                <td className="max-w-48 px-3 py-2.5">
+                  {placeOf(p) || <span className="text-muted-foreground">N/A</span>}
+                </td>
+                <td className="whitespace-nowrap px-3 py-2.5">
+                  {experienceText(p.yearsOfExperience) || <span className="text-muted-foreground">N/A</span>}
+                </td>
+                <td className="px-3 py-2.5">
+                  <Rating value={p.rating} />
+                </td>
+                <td className="px-3 py-2.5">
+                  <RowActions provider={p} {...props} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ul className="grid gap-3 md:hidden" aria-label="Your providers">
+        {providers.map((p) => (
+          <li key={p.id}>
+            <Card className="grid gap-3 p-4">
+              <div className="flex items-start justify-between gap-2">
+                <div className="grid min-w-0">
+                  <span className="font-medium [overflow-wrap:anywhere]">{p.name}</span>
+                  <span className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
+                    {p.contactInformation.email}
+                  </span>
+                </div>
+                <InfoButton provider={p} onInfo={handlers.onInfo} />
+              </div>
+              <div className="flex flex-wrap items-center gap-2 text-sm">
+                {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                {placeOf(p) && <span className="text-muted-foreground">{placeOf(p)}</span>}
+                {experienceText(p.yearsOfExperience) && (
+                  <span className="text-muted-foreground">{experienceText(p.yearsOfExperience)}</span>
+                )}
+                <Rating value={p.rating} />
+              </div>
+              <RowActions provider={p} {...props} />
+            </Card>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
