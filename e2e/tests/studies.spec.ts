@@ -301,11 +301,12 @@ test('HTML in DICOM text is shown as text, never run', async ({ page }) => {
   expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
 });
 
-test('the shared studies tab is an honest empty state', async ({ page }) => {
+test('the Shared Studies tab starts empty; an unknown tab shows My Studies', async ({ page }) => {
   await registerPatient(page, uniqueEmail('shared'));
   await page.goto('/studies?tab=shared_studies');
   await expect(page.getByRole('tab', { name: 'Shared Studies' })).toHaveAttribute('aria-selected', 'true');
-  await expect(page.getByText('No shared studies yet')).toBeVisible();
+  await expect(page.getByText('No shared studies found')).toBeVisible();
+  await expect(page.getByText('Studies that other people share with you appear here.')).toBeVisible();
   await page.goto('/studies?tab=nonsense');
   await expect(page.getByRole('tab', { name: 'My Studies' })).toHaveAttribute('aria-selected', 'true');
 });
