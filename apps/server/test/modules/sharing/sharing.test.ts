@@ -4,6 +4,7 @@ import {
   auditEvents,
   mailOutbox,
   notifications,
+  providers,
   studies,
   studyShares,
   users,
@@ -199,6 +200,45 @@ describe('the Shared Studies list', () => {
     expect((renamed?.owner as { name?: string }).name).toBe('Renamed Owner');
     const gz = await ctx.app.inject({ url, headers: { ...reader.auth, 'accept-encoding': 'gzip' } });
     expect(gz.headers['content-encoding']).toBe('gzip');
+  });
+});
+
+describe('sharing with a provider', () => {
+  it('reaches the professional account an admin linked to the provider, and lists under that provider', async () => {
+    // An approved professional with a confirmed email, linked to a directory provider.
+    const doc = await newPatient(ctx, 'linked-doc@example.com');
+    await db()
+      .update(users)
+      .set({ role: 'professional', accountStatus: 'active' })
+      .where(eq(users.id, doc.id));
+    await confirmEmail(doc);
+    const [provider] = await db()
+      .update(providers)
+      .set({ linkedUserId: doc.id })
+      .where(eq(providers.id, (await db().select({ id: providers.id }).from(providers).limit(1))[0]!.id))
+      .returning();
+    const studyId = await newStudy(owner.id);
+    const res = await call(owner, 'POST', '/api/users/shares', { providerId: provider!.id, studyId });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.provider.id).toBe(provider!.id);
+    expect(res.json().data.accepted).toBe(true);
+    expect((await sharedWith(doc)).map((s) => s._id)).toContain(studyId);
+    const listed = await call(owner, 'GET', `/api/users/shares/provider/${provider!.id}`);
+    expect((listed.json().data as Array<{ study: { _id: string } }>).map((s) => s.study._id)).toContain(
+      studyId,
+    );
+    // Another user sees none of the owner's shares with that provider.
+    expect((await call(stranger, 'GET', `/api/users/shares/provider/${provider!.id}`)).json().data).toEqual(
+      [],
+    );
+    expect(
+      (
+        await call(owner, 'POST', '/api/users/shares', {
+          providerId: '00000000-0000-4000-8000-000000000000',
+          studyId,
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 });
 
