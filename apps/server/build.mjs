@@ -33,4 +33,6 @@ await build({
   logLevel: 'warning',
 });
 cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+// The help centre's seed screenshots (modules/help/seed/help-seed.ts reads them beside the bundle).
+cpSync('src/modules/help/seed/images', 'dist/help-images', { recursive: true });
 console.log('server built: apps/server/dist/main.js');

@@ -56,6 +56,8 @@ const envSchema = z.object({
   DICOM_MAX_DECODED_MB: z.coerce.number().int().min(1).default(4096),
   /** Abandoned uploads (unfinished, or finished but never sent for processing) are removed after this many hours. */
   UPLOAD_EXPIRY_HOURS: z.coerce.number().positive().default(168),
+  /** A paid order no professional has accepted within this many hours is refunded. */
+  ORDER_ACCEPT_HOURS: z.coerce.number().positive().default(48),
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -74,6 +76,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Set to true behind a TLS-terminating proxy so client IPs and HTTPS are read from it. */
   TRUST_PROXY: bool.default(false),
+  /** Stripe keys (all three together); when absent, card payments go to the embedded sandbox processor. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Another address for Stripe's API (tests run a local server speaking the endpoints used). */
+  STRIPE_API_URL: optionalUrl,
 });
 
 /** Variables that only make sense together; checked on the raw values so every problem is listed at once. */
@@ -87,6 +95,12 @@ function crossFieldIssues(env: Record<string, string | undefined>): string[] {
   if ((env.RECAPTCHA_SITE_KEY === undefined) !== (env.RECAPTCHA_SECRET_KEY === undefined)) {
     const missing = env.RECAPTCHA_SITE_KEY === undefined ? 'RECAPTCHA_SITE_KEY' : 'RECAPTCHA_SECRET_KEY';
     issues.push(`  ${missing}: both reCAPTCHA keys must be set together`);
+  }
+  const stripeKeys = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'];
+  const stripeSet = stripeKeys.filter((k) => env[k] !== undefined);
+  if (stripeSet.length > 0 && stripeSet.length < stripeKeys.length) {
+    for (const k of stripeKeys)
+      if (env[k] === undefined) issues.push(`  ${k}: required when Stripe is configured`);
   }
   return issues;
 }
@@ -122,6 +136,8 @@ export interface Config {
   /** Bytes; see pixel-budget.ts. */
   dicomMaxDecodedBytes: number;
   uploadExpiryMs: number;
+  /** See ORDER_ACCEPT_HOURS. */
+  orderAcceptMs: number;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
   googleClientId: string | undefined;
   googleJwksUrl: string;
@@ -134,6 +150,15 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean;
   secureCookies: boolean;
+  /** Stripe as the card processor; undefined for the embedded sandbox processor. */
+  stripe:
+    | {
+        secretKey: string;
+        publishableKey: string;
+        webhookSecret: string;
+        apiBase?: { host: string; port: number; protocol: 'http' | 'https' };
+      }
+    | undefined;
 }
 
 /** Parses the environment once. Throws ConfigError naming every bad variable. */
@@ -182,6 +207,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxEntries: e.UPLOAD_MAX_ENTRIES,
     dicomMaxDecodedBytes: e.DICOM_MAX_DECODED_MB * 1024 * 1024,
     uploadExpiryMs: Math.round(e.UPLOAD_EXPIRY_HOURS * 3600 * 1000),
+    orderAcceptMs: Math.round(e.ORDER_ACCEPT_HOURS * 3600 * 1000),
     recaptcha:
       e.RECAPTCHA_SITE_KEY && e.RECAPTCHA_SECRET_KEY
         ? { siteKey: e.RECAPTCHA_SITE_KEY, secretKey: e.RECAPTCHA_SECRET_KEY }
@@ -199,6 +225,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     secureCookies: publicUrl.startsWith('https://'),
+    stripe:
+      e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY,
+            publishableKey: e.STRIPE_PUBLISHABLE_KEY,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+            apiBase: e.STRIPE_API_URL ? stripeApiBase(e.STRIPE_API_URL) : undefined,
+          }
+        : undefined,
   };
 }
 
@@ -218,4 +253,10 @@ function readOrCreateSecret(dataDir: string): string {
       return readFileSync(file, 'utf8').trim();
     }
   }
+}
+
+function stripeApiBase(url: string): { host: string; port: number; protocol: 'http' | 'https' } {
+  const u = new URL(url);
+  const protocol = u.protocol === 'http:' ? 'http' : 'https';
+  return { host: u.hostname, port: Number(u.port) || (protocol === 'http' ? 80 : 443), protocol };
 }

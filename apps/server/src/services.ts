@@ -7,6 +7,8 @@ import { createAccessRepository } from './modules/access/access.repository';
 import { createAccessService, type AccessService } from './modules/access/access.service';
 import { createAuditRepository } from './modules/audit/audit.repository';
 import { createAuditRecorder, type AuditRecorder } from './modules/audit/audit.service';
+import { createAdminRepository } from './modules/admin/admin.repository';
+import { createRecentSignInRule } from './modules/admin/recent-sign-in';
 import { createAdminService, type AdminService } from './modules/admin/admin.service';
 import { createProfessionalsService, type ProfessionalsService } from './modules/admin/professionals.service';
 import { createAuthService, type AuthService } from './modules/auth/auth.service';
@@ -71,6 +73,22 @@ import { createSharingRepository } from './modules/sharing/sharing.repository';
 import { createSharingService, type SharingService } from './modules/sharing/sharing.service';
 import { createOwnershipService, type OwnershipService } from './modules/sharing/ownership.service';
 import { defaultQuotaBytes } from './modules/studies/quota';
+import { createServicesRepository } from './modules/services/services.repository';
+import { createServicesService, type ServicesService } from './modules/services/services.service';
+import { createOrdersRepository } from './modules/orders/orders.repository';
+import { createOrdersService, type OrdersService } from './modules/orders/orders.service';
+import { createFulfilmentRepository } from './modules/fulfilment/fulfilment.repository';
+import { createFulfilmentService, type FulfilmentService } from './modules/fulfilment/fulfilment.service';
+import { createReportDelivery, type ReportDelivery } from './modules/fulfilment/report-delivery';
+import { createAnalysisRepository } from './modules/analysis/analysis.repository';
+import { createAnalysisService, type AnalysisService } from './modules/analysis/analysis.service';
+import { analysisSweepJob, runAnalysisJob } from './modules/analysis/run-analysis.job';
+import type { PaymentsPort } from './ports/payments/payments';
+import { createSandboxIntentsRepository } from './ports/payments/sandbox-intents.repository';
+import { createSandboxProcessor } from './ports/payments/sandbox-processor';
+import { createStripeProcessor } from './ports/payments/stripe-processor';
+import { createHelpRepository } from './modules/help/help.repository';
+import { createHelpService, type HelpService } from './modules/help/help.service';
 
 /** Everything a request handler or job may use, built once per process from the config. */
 export interface Services {
@@ -130,6 +148,19 @@ export interface Services {
   sharing: SharingService;
   /** Moving studies between owners. */
   ownership: OwnershipService;
+  /** The card processor: the embedded sandbox, or Stripe (STRIPE_* vars). */
+  payments: PaymentsPort;
+  /** The analysis service catalogue (seeded on first start). */
+  analysisServices: ServicesService;
+  /** Orders of analysis services and the payments that pay them. */
+  orders: OrdersService;
+  /** Professionals' orders, and reports delivered into studies (`reportDelivery.deliverReport`). */
+  fulfilment: FulfilmentService;
+  reportDelivery: ReportDelivery;
+  /** Automated analyses (AI Quick Analysis) and refunds of orders that cannot be served. */
+  analysis: AnalysisService;
+  /** Help centre articles (seeded on start) and their authoring. */
+  help: HelpService;
   close(): Promise<void>;
 }
 
@@ -239,7 +270,23 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       repo: dicomwebRepo,
       dicomweb,
     });
-    await queue.register([emailJob, processStudy, sweepUploads, finishDeletes, transferStudy]);
+    // The analysis jobs run the analysis service built further down (it needs the orders service).
+    const analysisRef: { current?: AnalysisService } = {};
+    const analysisReady = () => {
+      if (!analysisRef.current) throw new Error('analysis service not started yet');
+      return analysisRef.current;
+    };
+    const runAnalysis = runAnalysisJob(analysisReady);
+    const analysisSweep = analysisSweepJob(analysisReady);
+    await queue.register([
+      emailJob,
+      processStudy,
+      sweepUploads,
+      finishDeletes,
+      transferStudy,
+      runAnalysis,
+      analysisSweep,
+    ]);
     if (opts.runWorkers) await queue.work();
 
     // Invitations: needed by registration (referrals), uploads and processing (shared uploads).
@@ -252,6 +299,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       throttle,
       appUrl: config.publicUrl,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
+      notifications,
       now,
     });
 
@@ -325,6 +373,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       changes: feed,
       invitations,
     });
+    // Every admin change, whichever module makes it, needs a recent sign-in.
+    const requireRecentSignIn = createRecentSignInRule({ audit, now });
     // The provider directory and trusted networks; a new installation starts with the catalogue.
     const providers = createProvidersService({
       repo: createProvidersRepository(database.db),
@@ -332,10 +382,21 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       throttle,
       notifications,
+      requireRecentSignIn,
       now,
     });
     const seededProviders = await providers.ensureDirectory();
     if (seededProviders) log.info({ providers: seededProviders }, 'provider directory seeded');
+    // The help centre; a start adds the seeded articles still missing.
+    const help = createHelpService({
+      repo: createHelpRepository(database.db),
+      storage,
+      audit,
+      requireRecentSignIn,
+      now,
+    });
+    const seededArticles = await help.ensureArticles();
+    if (seededArticles) log.info({ articles: seededArticles }, 'help articles seeded');
     // Sharing: study shares, ownership moves and access receipts.
     const sharingRepo = createSharingRepository(database.db);
     const sharing = createSharingService({
@@ -364,6 +425,58 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       changes: feed,
       appUrl: config.publicUrl,
       defaultMaxStorageBytes: defaultQuotaBytes(config.defaultMaxStorageGB),
+      now,
+    });
+    // Analysis services: the catalogue names directory providers, so it is seeded after them.
+    const analysisServices = createServicesService({ repo: createServicesRepository(database.db) });
+    const seededServices = await analysisServices.ensureCatalogue();
+    if (seededServices) log.info({ services: seededServices }, 'analysis service catalogue seeded');
+    const payments: PaymentsPort = config.stripe
+      ? createStripeProcessor(config.stripe)
+      : createSandboxProcessor({
+          repo: createSandboxIntentsRepository(database.db),
+          secret: config.sessionSecret,
+          now,
+        });
+    const orders = createOrdersService({
+      repo: createOrdersRepository(database.db),
+      catalogue: analysisServices,
+      access,
+      payments,
+      users,
+      mail,
+      audit,
+      appUrl: config.publicUrl,
+      now,
+      onPaid: (purchase) => analysisRef.current?.onOrderPaid(purchase) ?? Promise.resolve(),
+    });
+    const fulfilmentRepo = createFulfilmentRepository(database.db);
+    const reportDelivery = createReportDelivery({ repo: fulfilmentRepo, storage, notifications, audit, now });
+    const analysisQueue = queue;
+    const analysis = createAnalysisService({
+      repo: createAnalysisRepository(database.db),
+      storage,
+      notifications,
+      audit,
+      log: log.child({ module: 'analysis' }),
+      enqueue: async (data) => {
+        await analysisQueue.send(runAnalysis, data, { singletonKey: data.orderId });
+      },
+      deliverReport: reportDelivery.deliverReport,
+      refundOrder: (orderId, reason) => orders.refundOrder(orderId, reason),
+      approvalTimeoutMs: config.orderAcceptMs,
+      maxDecodedBytes: config.dicomMaxDecodedBytes,
+      now,
+    });
+    analysisRef.current = analysis;
+    const fulfilment = createFulfilmentService({
+      repo: fulfilmentRepo,
+      delivery: reportDelivery,
+      access,
+      refundOrder: (orderId, reason, options) => orders.refundOrder(orderId, reason, options),
+      notifications,
+      storage,
+      audit,
       now,
     });
     const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now);
@@ -398,12 +511,27 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     });
 
     // The rest of the API.
-    const admin = createAdminService({ outbox, queue, audit });
     const startedQueue = queue;
     const health = createHealthService({
       database: { kind: database.kind, check: () => database.ping() },
       storage,
       queue: { check: () => startedQueue.ping() },
+    });
+    const admin = createAdminService({
+      repo: createAdminRepository(database.db),
+      requireRecentSignIn,
+      users,
+      sessions,
+      mfa,
+      issueSession,
+      throttle,
+      outbox,
+      queue,
+      health,
+      audit,
+      dataDir: config.dataDir,
+      defaultMaxStorageGB: config.defaultMaxStorageGB,
+      now,
     });
     const jobsService = createJobsService({ queue, studies });
     return {
@@ -445,6 +573,13 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       providers,
       sharing,
       ownership,
+      payments,
+      analysisServices,
+      orders,
+      fulfilment,
+      reportDelivery,
+      analysis,
+      help,
       async close() {
         await startedQueue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));
         await studiesAuditBuffer.close();

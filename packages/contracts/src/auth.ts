@@ -10,7 +10,7 @@ export const userSchema = z.object({
   name: z.string().nullable(),
   email: z.string(),
   role: roleSchema,
-  accountStatus: z.enum(['active', 'pending', 'rejected']),
+  accountStatus: z.enum(['active', 'pending', 'rejected', 'disabled']),
   /** Why an admin turned a professional application down (null unless rejected). */
   rejectionReason: z.string().nullable(),
   dateOfBirth: z.string().nullable(),
@@ -119,7 +119,7 @@ export const loginResponseSchema = z.object({
      * browser also gets it as an httpOnly cookie; API clients send it back in the body.
      */
     mfaToken: z.string().optional(),
-    accountStatus: z.enum(['active', 'pending', 'rejected']).optional(),
+    accountStatus: z.enum(['active', 'pending', 'rejected', 'disabled']).optional(),
     authToken: z.string().optional(),
     refreshToken: z.string().optional(),
   }),

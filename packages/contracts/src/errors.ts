@@ -27,6 +27,9 @@ export const errorStatus = {
   GOOGLE_AUTH_FAILED: 401,
   FORBIDDEN: 403,
   ACCOUNT_INACTIVE: 403,
+  /** An admin action after the recent-sign-in window: sign in again (password, then code). */
+  REAUTH_REQUIRED: 403,
+  ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,

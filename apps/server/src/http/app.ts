@@ -28,6 +28,11 @@ import { sharingRoutes } from '../modules/sharing/sharing.routes';
 import { providersRoutes } from '../modules/providers/providers.routes';
 import { providersAdminRoutes } from '../modules/providers/providers-admin.routes';
 import { ownershipRoutes } from '../modules/sharing/ownership.routes';
+import { servicesRoutes } from '../modules/services/services.routes';
+import { ordersRoutes } from '../modules/orders/orders.routes';
+import { fulfilmentRoutes } from '../modules/fulfilment/fulfilment.routes';
+import { paymentsRoutes, paymentsWebhookRoutes } from '../modules/orders/payments.routes';
+import { helpRoutes } from '../modules/help/help.routes';
 import { DICOMWEB_ROOT } from '../modules/dicomweb/dicomweb.service';
 import { sessionPrincipal } from '../modules/dicomweb/session-principal';
 import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
@@ -74,6 +79,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   const recaptcha = Boolean(config.recaptcha);
   // Google Identity Services: its script, button iframe, styles and token endpoint (only when configured).
   const google = config.googleClientId ? ['https://accounts.google.com'] : [];
+  // Stripe Elements (only when Stripe is the card processor): Stripe.js, its card frames, its API.
+  const stripeJs = config.stripe ? ['https://js.stripe.com', 'https://*.js.stripe.com'] : [];
+  const stripeFrames = config.stripe ? [...stripeJs, 'https://hooks.stripe.com'] : [];
+  const stripeApi = config.stripe ? ['https://api.stripe.com'] : [];
   await installSecurityHeaders(app, {
     contentSecurityPolicy: {
       useDefaults: false,
@@ -83,13 +92,14 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
           "'self'",
           ...(recaptcha ? ['https://www.google.com', 'https://www.gstatic.com'] : []),
           ...google,
+          ...stripeJs,
         ],
         styleSrc: ["'self'", "'unsafe-inline'", ...google],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'", ...google],
+        connectSrc: ["'self'", ...google, ...stripeApi],
         workerSrc: ["'self'", 'blob:'],
-        frameSrc: ["'self'", ...(recaptcha ? ['https://www.google.com'] : []), ...google],
+        frameSrc: ["'self'", ...(recaptcha ? ['https://www.google.com'] : []), ...google, ...stripeFrames],
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
@@ -131,7 +141,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
           config,
         }),
       );
-      await api.register(adminRoutes({ admin: services.admin, professionals: services.professionals }));
+      await api.register(
+        adminRoutes({
+          admin: services.admin,
+          professionals: services.professionals,
+          secureCookies: config.secureCookies,
+        }),
+      );
       await api.register(mfaRoutes({ mfa: services.mfa, auth: services.auth, config }));
       await api.register(usersRoutes({ users: services.usersService, config }));
       await api.register(uploadRoutes({ uploads: services.uploads, config }));
@@ -145,6 +161,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(sharingRoutes(services.sharing));
       await api.register(ownershipRoutes(services.ownership));
       await api.register(invitationsRoutes(services.invitations));
+      await api.register(servicesRoutes(services.analysisServices));
+      await api.register(ordersRoutes(services.orders));
+      await api.register(fulfilmentRoutes(services.fulfilment));
+      await api.register(paymentsRoutes(services.orders));
+      await api.register(paymentsWebhookRoutes(services.orders));
+      await api.register(helpRoutes(services.help));
     },
     { prefix: '/api' },
   );

@@ -38,6 +38,11 @@ export interface JobQueue {
   work(): Promise<void>;
   listFailed(limit?: number): Promise<FailedJob[]>;
   /**
+   * Runs a failed job again (an admin's retry): a failed job still in the queue goes back to it with
+   * one more try; an archived one is sent anew with the same payload. False when no failed job has this id.
+   */
+  retryFailed(jobId: string): Promise<boolean>;
+  /**
    * A user's queued, retrying and running jobs of these names, oldest first. A job names its owner
    * in its payload's `userId` (see process-study.job.ts).
    */
@@ -163,6 +168,27 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
         completedOn: r.completed_on ? new Date(r.completed_on as string).toISOString() : null,
         error: describeOutput(r.output),
       }));
+    },
+    async retryFailed(jobId) {
+      const requeued = await database.sql.executeSql(
+        `update ${SCHEMA}.job set state = 'retry', retry_limit = retry_limit + 1, start_after = now()
+         where id = $1::uuid and state = 'failed' returning name`,
+        [jobId],
+      );
+      const name = (requeued.rows[0] as { name?: unknown } | undefined)?.name;
+      if (typeof name === 'string') {
+        for (const w of workerIds) boss.notifyWorker(w);
+        return true;
+      }
+      const archived = await database.sql.executeSql(
+        `delete from ${SCHEMA}.archive where id = $1::uuid and state = 'failed' returning name, data`,
+        [jobId],
+      );
+      const row = archived.rows[0] as { name?: unknown; data?: unknown } | undefined;
+      if (!row || typeof row.name !== 'string') return false;
+      await boss.send(row.name, parseData(row.data));
+      for (const w of workerIds) boss.notifyWorker(w);
+      return true;
     },
     async pendingFor(userId, names) {
       const res = await database.sql.executeSql(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
+import sharp from 'sharp';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -336,6 +337,36 @@ const MAIN: Record<string, Entry> = {
     request: () => ({ payload: { reason: 'The licence could not be verified.' } }),
   },
 
+  // Admin console: accounts, audit log, health, job retry; signing in again (a wrong password here).
+  'POST /api/admin/reauth': {
+    expect: { ...every(404), admin: 401 },
+    request: () => ({ payload: { password: 'not-the-password' } }),
+  },
+  'GET /api/admin/users': { expect: ADMIN, mayReveal: ['admin'] },
+  'GET /api/admin/users/:id': { expect: ADMIN, params: (f) => ({ id: f.stranger.id }) },
+  'POST /api/admin/users/:id/disable': {
+    expect: ADMIN,
+    params: (f) => ({ id: f.applicants.reject }),
+    request: () => ({ payload: { reason: 'Matrix check' } }),
+    last: true,
+  },
+  'POST /api/admin/users/:id/enable': { expect: ADMIN, params: (f) => ({ id: f.applicants.reject }) },
+  // Resetting the second factor ends the user's sessions: an applicant's, whose sessions nothing uses.
+  'POST /api/admin/users/:id/reset-mfa': { expect: ADMIN, params: (f) => ({ id: f.applicants.approve }) },
+  'PUT /api/admin/users/:id/quota': {
+    expect: ADMIN,
+    params: (f) => ({ id: f.stranger.id }),
+    request: () => ({ payload: { maxStorageGB: 20 } }),
+  },
+  'GET /api/admin/audit': { expect: ADMIN, mayReveal: ['admin'] },
+  'GET /api/admin/audit/export': { expect: ADMIN, mayReveal: ['admin'] },
+  'GET /api/admin/health': { expect: ADMIN },
+  // No failed job has this id: the admin finds nothing to retry either.
+  'POST /api/admin/jobs/:id/retry': {
+    expect: every(404),
+    params: () => ({ id: '00000000-0000-0000-0000-000000000000' }),
+  },
+
   // The second factor of a sign-in: only the pending sign-in's token opens it.
   'POST /api/mfa/verify': {
     expect: every(401),
@@ -412,6 +443,8 @@ const MAIN: Record<string, Entry> = {
   'DELETE /api/studies/:userId/:studyId': { expect: OWNED, params: (f) => ({ studyId: f.throwawayStudyId }) },
   'GET /api/jobs/pending/:userId': { expect: OWNED },
   'GET /api/notifications/': { expect: SELF },
+  'GET /api/notifications/all': { expect: SELF },
+  'PUT /api/notifications/read-all': { expect: SELF },
   'PUT /api/notifications/:id/read': { expect: OWNED, params: (f) => ({ id: f.notificationId }) },
   'POST /api/studies/transfer/:id': {
     ...readable(),
@@ -516,6 +549,117 @@ const MAIN: Record<string, Entry> = {
     request: () => ({ payload: { email: directory.linkableEmail } }),
   },
   'DELETE /api/admin/providers/:id/link': { expect: ADMIN, params: () => ({ id: directory.managed }) },
+
+  // Analysis services, orders and card payments: only the owner orders for their study; a
+  // payment or order of someone else's is the one 404.
+  'GET /api/services': { expect: SELF },
+  'GET /api/purchases/user/:userId': { expect: OWNED },
+  'POST /api/purchases': {
+    // The owner's payment has not succeeded (409); nobody else's is found.
+    expect: { ...every(404), anonymous: 401, pending: 403, owner: 409 },
+    request: () => ({
+      payload: { service: shop.serviceId, provider: shop.providerId, paymentIntentId: shop.ownerIntentId },
+    }),
+  },
+  'POST /api/orders': {
+    expect: OWNED,
+    request: (_a, f) => ({
+      payload: { serviceId: shop.serviceId, providerId: shop.providerId, studyId: f.owner.studyId },
+    }),
+  },
+  'POST /api/orders/:id/cancel': { expect: OWNED, params: () => ({ id: shop.ownerOrderId }) },
+  'GET /api/payments/config': { expect: SELF },
+  'POST /api/payments/create-payment-intent': {
+    expect: OWNED,
+    request: (_a, f) => ({
+      payload: { serviceId: shop.serviceId, providerId: shop.providerId, studyId: f.owner.studyId },
+    }),
+  },
+  'POST /api/payments/sandbox/confirm': {
+    expect: { ...every(404), anonymous: 401, pending: 403, owner: 'ok' },
+    request: () => ({
+      payload: {
+        clientSecret: shop.ownerSecret,
+        card: { number: '4000 0000 0000 0002', expiry: '12 / 34', cvc: '123', postalCode: '12345' },
+      },
+    }),
+  },
+  'POST /api/payments/sandbox/authenticate': {
+    expect: { ...every(404), anonymous: 401, pending: 403, owner: 'ok' },
+    request: () => ({ payload: { clientSecret: shop.ownerSecret, approve: false } }),
+  },
+  'POST /api/payments/complete': {
+    expect: { ...every(404), anonymous: 401, pending: 403, owner: 'ok' },
+    request: () => ({ payload: { paymentIntentId: shop.ownerIntentId } }),
+  },
+  // Fulfilment: a professional's orders are theirs only (an assigned professional and the
+  // study's read access for the order's life are tested in modules/fulfilment); nobody else finds them.
+  'GET /api/professional/orders': { expect: { ...every(404), anonymous: 401, pending: 403 } },
+  ...Object.fromEntries(
+    [
+      ['GET', ''],
+      ['POST', '/accept'],
+      ['POST', '/decline'],
+      ['PUT', '/report'],
+      ['POST', '/deliver'],
+    ].map(([method, tail]) => [
+      `${method} /api/professional/orders/:id${tail}`,
+      {
+        expect: { ...every(404), anonymous: 401, pending: 403 },
+        params: () => ({ id: shop.ownerOrderId }),
+        request: () =>
+          method === 'GET'
+            ? {}
+            : {
+                payload:
+                  tail === '/decline' ? {} : { findings: 'f', impression: 'i', recommendation: '' },
+              },
+      } satisfies Entry,
+    ]),
+  ),
+  // The owner's order has no report yet: found by nobody.
+  'GET /api/orders/:id/report': {
+    expect: { ...every(404), anonymous: 401, pending: 403 },
+    params: () => ({ id: shop.ownerOrderId }),
+  },
+  'GET /api/orders/:id/data-need': { expect: OWNED, params: () => ({ id: shop.ownerOrderId }) },
+  // The owner's order waits for payment, not for data (409).
+  'POST /api/orders/:id/study': {
+    expect: { ...OWNED, owner: 409 },
+    params: () => ({ id: shop.ownerOrderId }),
+    request: (_a, f) => ({ payload: { studyId: f.owner.studyId } }),
+  },
+  // Stripe's webhook: not served by the sandbox processor (its tests are in modules/orders).
+  'POST /api/payments/webhook': {
+    expect: every(404),
+    credential: 'none',
+    request: () => ({ headers: { 'stripe-signature': 't=1,v1=forged' }, payload: { id: 'evt_1' } }),
+  },
+
+  // The help centre (signed-in users) and Admin → Help articles.
+  'GET /api/kb': { expect: SELF, request: () => ({ query: { q: 'upload', page: '1' } }) },
+  'GET /api/kb/categories': { expect: SELF },
+  'GET /api/kb/counts': { expect: SELF },
+  'GET /api/kb/images/:name': { expect: SELF, params: () => ({ name: 'upload.webp' }) },
+  'GET /api/kb/:id': { expect: SELF, params: () => ({ id: helpFixture.published }) },
+  'GET /api/admin/kb': { expect: ADMIN },
+  'GET /api/admin/kb/:id': { expect: ADMIN, params: () => ({ id: helpFixture.managed }) },
+  'POST /api/admin/kb': { expect: ADMIN, request: () => ({ payload: helpFixture.input }) },
+  'PUT /api/admin/kb/:id': {
+    expect: ADMIN,
+    params: () => ({ id: helpFixture.managed }),
+    request: () => ({ payload: helpFixture.input }),
+  },
+  'PATCH /api/admin/kb/:id': {
+    expect: ADMIN,
+    params: () => ({ id: helpFixture.managed }),
+    request: () => ({ payload: { published: true, featured: true } }),
+  },
+  'DELETE /api/admin/kb/:id': { expect: ADMIN, params: () => ({ id: helpFixture.managed }) },
+  'POST /api/admin/kb/images': {
+    expect: ADMIN,
+    request: () => ({ payload: helpFixture.png, headers: { 'content-type': 'image/png' } }),
+  },
 
   // DICOMweb for standard clients: the app session, all of the caller's own studies.
   ...dicomwebTable(SELF, READ),
@@ -879,6 +1023,53 @@ beforeAll(async () => {
     accountStatus: 'active',
     emailVerifiedAt: new Date(),
   });
+});
+
+/** A published help article, one the admin routes edit and delete, and a picture to upload. */
+const helpFixture = {
+  published: '',
+  managed: '',
+  png: Buffer.alloc(0) as Buffer,
+  input: {
+    title: 'Matrix article',
+    description: 'Written by the authorization matrix.',
+    content: '<p>Matrix</p>',
+    category: 'Getting Started',
+    featured: false,
+    published: false,
+  },
+};
+beforeAll(async () => {
+  const meta = { requestId: 'matrix', ip: '127.0.0.1' };
+  helpFixture.published = (await ctx.services.help.list({ page: 1, limit: 1 })).data[0]!._id;
+  const adminActor = { id: fixtures.admin.id, role: 'admin' };
+  helpFixture.managed = (await ctx.services.help.admin.create(adminActor, helpFixture.input, meta))._id;
+  helpFixture.png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+    .png()
+    .toBuffer();
+});
+
+/** An offer, an unpaid order and an unconfirmed payment of the owner's, for the order and payment routes. */
+const shop = { serviceId: '', providerId: '', ownerOrderId: '', ownerSecret: '', ownerIntentId: '' };
+beforeAll(async () => {
+  const [service] = await ctx.services.analysisServices.list(fixtures.owner.id);
+  shop.serviceId = service!.id;
+  shop.providerId = service!.providers[0]!.id;
+  const owner = { id: fixtures.owner.id, role: 'patient', email: fixtures.owner.email };
+  const meta = { requestId: 'matrix', ip: '127.0.0.1' };
+  const order = await ctx.services.orders.createOrder(
+    owner,
+    { serviceId: shop.serviceId, providerId: shop.providerId, studyId: fixtures.owner.studyId },
+    meta,
+  );
+  shop.ownerOrderId = order.id;
+  const intent = await ctx.services.orders.createPaymentIntent(
+    owner,
+    { serviceId: shop.serviceId, providerId: shop.providerId, studyId: fixtures.owner.studyId },
+    meta,
+  );
+  shop.ownerSecret = intent.clientSecret;
+  shop.ownerIntentId = intent.paymentIntentId;
 });
 
 afterAll(async () => {

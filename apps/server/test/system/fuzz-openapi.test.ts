@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notifications } from '../../src/db/schema/index';
+import { notifications, users } from '../../src/db/schema/index';
 import { hashPassword } from '../../src/modules/auth/password';
 import { buildViewerApp } from '../../src/modules/viewer/viewer-app';
 import { AUTH_COOKIE, REFRESH_COOKIE } from '../../src/http/session-cookies';
@@ -100,6 +100,8 @@ const DESTRUCTIVE = [
   /^DELETE \/api\/auth\/sessions\/\{\}$/,
   /^POST \/api\/auth\/sessions\/revoke-others$/,
   /^DELETE \/api\/studies\/\{\}\/\{\}$/,
+  // An admin disabling the other user ends their sessions (and they stay out until enabled).
+  /^POST \/api\/admin\/users\/\{\}\/disable$/,
 ];
 
 const shapeOf = (method: string, path: string) => `${method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
@@ -1471,6 +1473,12 @@ describe('API fuzzing from the OpenAPI document', () => {
     for (const who of [sacrificial, bystander]) {
       const me = await ctx.app.inject({ url: '/api/auth/me', headers: bearer(who.token) });
       if (me.statusCode === 200) continue;
+      // What an admin's enable does, for an account a fuzzed disable switched off.
+      await ctx.services.database.db
+        .update(users)
+        .set({ accountStatus: 'active' })
+        .where(eq(users.id, who.userId));
+      await ctx.services.changes.settled();
       Object.assign(who, await login(who.email, strongPassword));
       who.sessionId = await currentSessionId(who.token);
     }

@@ -32,6 +32,8 @@ const HelpRoute = lazy(() => import('./routes/help'));
 const HelpArticleRoute = lazy(() => import('./routes/help-article'));
 const StudyTransferRoute = lazy(() => import('./routes/study-transfer'));
 const AdminRoute = lazy(() => import('./routes/admin'));
+const ProfessionalOrdersRoute = lazy(() => import('./routes/professional-orders'));
+const NotificationsRoute = lazy(() => import('./routes/notifications'));
 const VerifyEmailRoute = lazy(() => import('./routes/verify-email'));
 
 /** The SPA's routes. Signed-out visitors see the login page on every signed-in path (RequireAuth). */
@@ -84,6 +86,8 @@ export const router = createBrowserRouter([
               { path: paths.providers, element: <ProvidersRoute /> },
               { path: paths.billing, element: <BillingRoute /> },
               { path: paths.settings, element: <SettingsRoute /> },
+              { path: paths.notifications, element: <NotificationsRoute /> },
+              { path: paths.professionalOrders, element: <ProfessionalOrdersRoute /> },
               {
                 path: paths.admin,
                 element: <RequireAdmin />,

@@ -29,7 +29,11 @@ export const paths = {
   providers: '/providers',
   billing: '/billing',
   settings: '/settings',
+  /** Every notification, read and unread (linked from Recent Activity). */
+  notifications: '/notifications',
   admin: '/admin',
+  /** A professional's orders: accept, decline, write and deliver reports. */
+  professionalOrders: '/professional/orders',
 } as const;
 
 /**

@@ -15,6 +15,8 @@ export const queryKeys = {
   verifyResetToken: (email: string, challenge: string) =>
     ['/api/auth/verifyResetToken', { email, challenge }] as const,
   notifications: ['/api/notifications/'],
+  /** The notifications page: every notification, a page at a time. */
+  notificationsPage: (page: number) => ['/api/notifications/all', { page }] as const,
   userStudies: {
     all: ['/api/studies/user'],
     byUser: (userId: string) => ['/api/studies/user', userId] as const,
@@ -42,9 +44,40 @@ export const queryKeys = {
   inviteLink: ['/api/invitations/link'],
   /** What an invitation token allows (the /uploadOnly page of an invite link). */
   invitationCheck: (token: string) => ['/api/invitations/check', { token }] as const,
+  /** The help centre: article pages (with their query), single articles, counts and categories. */
+  kb: {
+    all: ['/api/kb'],
+    list: (params: { category?: string; featured?: boolean; page: number; limit: number; q?: string }) =>
+      ['/api/kb', params] as const,
+    article: (id: string) => ['/api/kb', id] as const,
+    counts: ['/api/kb/counts'],
+    categories: ['/api/kb/categories'],
+  },
+  /** The analysis service catalogue with each offer's price (a plain list). */
+  services: ['/api/services'],
+  /** Orders sent to the professional's linked providers (My Orders). */
+  professionalOrders: ['/api/professional/orders'] as const,
+  /** The user's purchases (orders), newest first. */
+  purchases: {
+    all: ['/api/purchases/user'],
+    byUser: (userId: string) => ['/api/purchases/user', userId] as const,
+  },
+  /** Which card form the browser shows (sandbox or Stripe). */
+  paymentConfig: ['/api/payments/config'],
+  /** A study as the Analysis services page shows it. */
+  analysisStudy: (studyId: string) => ['/api/studies', studyId] as const,
   admin: {
+    /** Every help article, drafts included. */
+    helpArticles: ['/api/admin/kb'],
     outbox: ['/api/admin/outbox'],
     failedJobs: ['/api/admin/jobs/failed'],
+    users: {
+      all: ['/api/admin/users'],
+      list: (q: string, page: number) => ['/api/admin/users', { q, page }] as const,
+    },
+    audit: (filters: Record<string, string | undefined>, page: number) =>
+      ['/api/admin/audit', { ...filters, page }] as const,
+    health: ['/api/admin/health'],
     /** Every directory provider, retired ones included. */
     providers: ['/api/admin/providers'],
     professionals: {

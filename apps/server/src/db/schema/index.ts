@@ -6,3 +6,7 @@ export * from './studies';
 export * from './viewer';
 export * from './jobs';
 export * from './sharing';
+export * from './orders';
+export * from './help';
+export * from './fulfilment';
+export * from './analysis';

@@ -21,7 +21,8 @@ export const users = pgTable(
     passwordHash: text('password_hash'),
     name: text('name'),
     role: text('role', { enum: ['patient', 'professional', 'admin'] }).notNull(),
-    accountStatus: text('account_status', { enum: ['active', 'pending', 'rejected'] })
+    // 'disabled': turned off by an admin (no sign-in, sessions and credentials ended); a text column, so no migration.
+    accountStatus: text('account_status', { enum: ['active', 'pending', 'rejected', 'disabled'] })
       .notNull()
       .default('active'),
     dateOfBirth: date('date_of_birth', { mode: 'string' }),

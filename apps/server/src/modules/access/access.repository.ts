@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, exists, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { studies, studyShares, users } from '../../db/schema/index';
+import { orderFulfilments, orders, providers, studies, studyShares, users } from '../../db/schema/index';
 import type { Principal } from './principal';
 
 export type StudyRow = typeof studies.$inferSelect;
@@ -21,13 +21,28 @@ function sharedWith(userId: string): SQL {
 }
 
 /**
- * The one statement of which studies a principal may see: their own and those shared with them,
- * processed and not being deleted; a viewer grant narrows that to its one study.
+ * An order of the study that this professional accepted and that is still in progress, sent to a
+ * provider still linked to their account: they may read the study for the order's life only.
+ */
+function assignedTo(userId: string): SQL {
+  return exists(
+    sql`(select 1 from ${orders} o
+         join ${providers} p on p.id = o.provider_id
+         join ${orderFulfilments} f on f.order_id = o.id
+         where o.study_id = ${studies.id} and o.status = 'in_progress'
+           and p.linked_user_id = ${userId} and f.professional_id = ${userId})`,
+  );
+}
+
+/**
+ * The one statement of which studies a principal may see: their own, those shared with them and
+ * those of orders they are working on (read only, see access.service.ts), processed and not being
+ * deleted; a viewer grant narrows that to its one study.
  * `includeDeleting` lets an owner finish a delete that stopped half-way.
  */
 function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL {
   return and(
-    or(eq(studies.ownerId, p.userId), sharedWith(p.userId)),
+    or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
     eq(studies.processStatus, 'completed'),
     opts.includeDeleting ? undefined : isNull(studies.deletingSince),
     p.studyId ? eq(studies.id, p.studyId) : undefined,
@@ -45,6 +60,15 @@ export interface SharedStudyRow {
 
 export function createAccessRepository(db: Db) {
   return {
+    /** Whether the study is shared with the user (not only open to them through an order). */
+    async isSharedWith(userId: string, studyId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: studies.id })
+        .from(studies)
+        .where(and(eq(studies.id, studyId), sharedWith(userId)))
+        .limit(1);
+      return !!row;
+    },
     async findVisible(
       p: Principal,
       target: StudyTarget,

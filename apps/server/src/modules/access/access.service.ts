@@ -55,7 +55,12 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
       const study = wellFormed
         ? await deps.repo.findVisible(p, target, { includeDeleting: action === 'delete' })
         : undefined;
-      if (study && allows(p, study, action)) return study;
+      // Only a share lets a recipient ask for the study; an order's professional reads it, no more.
+      const permitted =
+        study &&
+        allows(p, study, action) &&
+        (action !== 'request_ownership' || (await deps.repo.isSharedWith(p.userId, study.id)));
+      if (permitted) return study;
       const named = 'id' in target ? target.id : target.uid;
       await deps.audit({
         actorId: p.userId,

@@ -32,6 +32,7 @@ export type SignInResult =
   { kind: 'session'; issued: IssuedSession } | { kind: 'mfa'; user: UserRow; pending: PendingSignIn };
 
 export const INVALID_CREDENTIALS = 'Invalid email or password. Please try again.';
+export const ACCOUNT_DISABLED = 'This account has been disabled. Please contact support.';
 export const CAPTCHA_MESSAGE = 'reCAPTCHA verification failed. Please try again.';
 const GENERIC_REGISTRATION_FAILURE = 'Registration failed. Please try again.';
 const GOOGLE_FAILURE = 'Google sign-in failed. Please try again.';
@@ -92,6 +93,19 @@ export function createAuthService(deps: Deps) {
     meta: RequestMeta,
     method: string,
   ): Promise<SignInResult> {
+    // An account an admin disabled signs in no more (its sessions ended when it was disabled).
+    if (user.accountStatus === 'disabled') {
+      await deps.audit({
+        actorId: user.id,
+        actorRole: user.role,
+        action: 'auth.login',
+        outcome: 'denied',
+        requestId: meta.requestId,
+        ip: meta.ip,
+        details: { method, reason: 'account_disabled' },
+      });
+      throw new AppError('ACCOUNT_DISABLED', ACCOUNT_DISABLED);
+    }
     if (user.mfaEnabled) return { kind: 'mfa', user, pending: await deps.mfa.begin(user, meta, method) };
     return { kind: 'session', issued: await deps.issueSession(user, meta, method) };
   }

@@ -1,3 +1,4 @@
+import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { UserRow } from '../users/users.repository';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
@@ -28,6 +29,9 @@ export function createSessionIssuer(deps: {
     meta: RequestMeta,
     method: string,
   ): Promise<IssuedSession> {
+    // Whatever the path (a second factor finished after an admin disabled the account, say).
+    if (user.accountStatus === 'disabled')
+      throw new AppError('ACCOUNT_DISABLED', 'This account has been disabled. Please contact support.');
     const authToken = newToken();
     const refreshToken = newToken();
     const at = deps.now();

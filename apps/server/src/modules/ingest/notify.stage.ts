@@ -1,18 +1,24 @@
 import type { MailService } from '../mail/mail.service';
 import { studyProcessedEmail } from '../mail/templates';
+import { wantsNotificationEmail } from '../notifications/notifications.service';
 import type { NewNotification } from '../studies/studies.repository';
 import type { UsersRepository } from '../users/users.repository';
 import { DICOMDIR_READ } from './classify.stage';
 import type { Summary } from './ingest-run';
 
-/** Emails the owner that processing ended (well or not), when they asked for such emails. */
+/**
+ * The email part of a processing notification. The in-app notification is written in the same
+ * transaction that indexes the upload (or fails it), so it survives a crash; this email is queued
+ * after that commit as a send-email job (retried by the queue), under the rule every notification
+ * email follows (`wantsNotificationEmail`). It says only that processing ended: no study details.
+ */
 export async function notifyByEmail(
   deps: { users: Pick<UsersRepository, 'findById'>; mail: Pick<MailService, 'send'>; appUrl: string },
   ownerId: string,
   ok: boolean,
 ): Promise<void> {
   const owner = await deps.users.findById(ownerId);
-  if (owner?.emailNotifications)
+  if (owner && wantsNotificationEmail(owner))
     await deps.mail.send(owner.email, studyProcessedEmail({ ok, appUrl: deps.appUrl }));
 }
 

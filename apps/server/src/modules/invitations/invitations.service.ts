@@ -13,6 +13,7 @@ import type { Throttle } from '../auth/throttle.repository';
 import type { MailService } from '../mail/mail.service';
 import { inviteUserEmail, providerInviteEmail } from '../mail/templates';
 import { defaultQuotaBytes, quotaGB, quotaOf, type Quota } from '../studies/quota';
+import type { NotificationsService } from '../notifications/notifications.service';
 import type { UserRow, UsersRepository } from '../users/users.repository';
 import type { InvitationTokens } from './invitation-token';
 import type { InvitationRow, InvitationsRepository } from './invitations.repository';
@@ -32,6 +33,8 @@ interface Deps {
   throttle: Pick<Throttle, 'hit' | 'count'>;
   appUrl: string;
   defaultMaxStorageGB: number;
+  /** Tells the inviter their invitation was accepted. */
+  notifications?: Pick<NotificationsService, 'notify'>;
   now: () => Date;
 }
 
@@ -294,6 +297,13 @@ export function createInvitationsService(deps: Deps) {
           inviterId: row.inviterId,
         },
       );
+      // No name of the new user: this also travels by email.
+      await deps.notifications?.notify(row.inviterId, {
+        type: 'message',
+        title: 'Invitation accepted',
+        description: 'Someone you invited has created their account.',
+        path: '/share',
+      });
       return result.user;
     },
   };

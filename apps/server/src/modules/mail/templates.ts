@@ -352,3 +352,100 @@ export function providerInviteEmail(p: { inviterName: string; link: string; days
     ),
   };
 }
+
+/** Payment receipt (Transaction History): the service and provider bought, the amount and the card's last digits. */
+export function paymentReceiptEmail(p: {
+  serviceName: string;
+  providerName: string;
+  amount: string;
+  card: string;
+  orderId: string;
+  date: string;
+  link: string;
+}): MailContent {
+  const subject = `Receipt for ${p.serviceName}`;
+  return {
+    subject,
+    text: `Thank you for your purchase.\n\nService: ${p.serviceName}\nProvider: ${p.providerName}\nAmount paid: ${p.amount}\nCard: ${p.card}\nOrder: ${p.orderId}\nDate: ${p.date}\n\nFollow your order under Purchased Services:\n${p.link}`,
+    html: layout(
+      subject,
+      html`<h1 style="font-size:18px">Thank you for your purchase</h1>
+        <table style="border-collapse:collapse">
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Service</td>
+            <td>${p.serviceName}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Provider</td>
+            <td>${p.providerName}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Amount paid</td>
+            <td>${p.amount}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Card</td>
+            <td>${p.card}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Order</td>
+            <td>${p.orderId}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Date</td>
+            <td>${p.date}</td>
+          </tr>
+        </table>
+        ${button(p.link, 'View Purchased Services')}`,
+    ),
+  };
+}
+
+/** Sent when a payment is refunded (an order refunded, or an extra payment for a paid order). */
+export function refundReceiptEmail(p: {
+  serviceName: string;
+  amount: string;
+  card: string;
+  reference: string;
+  reason: string;
+  date: string;
+  link: string;
+}): MailContent {
+  const subject = `Refund for ${p.serviceName}`;
+  return {
+    subject,
+    text: `Your payment was refunded.\n\nService: ${p.serviceName}\nAmount refunded: ${p.amount}\nCard: ${p.card}\nReason: ${p.reason}\nReference: ${p.reference}\nDate: ${p.date}\n\nThe refund may take a few days to appear on your statement.\n${p.link}`,
+    html: layout(
+      subject,
+      html`<h1 style="font-size:18px">Your payment was refunded</h1>
+        <table style="border-collapse:collapse">
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Service</td>
+            <td>${p.serviceName}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Amount refunded</td>
+            <td>${p.amount}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Card</td>
+            <td>${p.card}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Reason</td>
+            <td>${p.reason}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Reference</td>
+            <td>${p.reference}</td>
+          </tr>
+          <tr>
+            <td style="padding:4px 12px 4px 0;color:#6b7280">Date</td>
+            <td>${p.date}</td>
+          </tr>
+        </table>
+        <p>The refund may take a few days to appear on your statement.</p>
+        ${button(p.link, 'View Purchased Services')}`,
+    ),
+  };
+}

@@ -22,6 +22,36 @@ export function createNotificationsRepository(db: Db) {
         .limit(limit);
     },
 
+    /** Every notification of the user, read or not, newest first: one page and the total. */
+    async page(
+      userId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: NotificationRow[]; total: number }> {
+      const rows = await db
+        .select()
+        .from(notifications)
+        .where(eq(notifications.userId, userId))
+        .orderBy(desc(notifications.createdAt), desc(notifications.id))
+        .limit(limit)
+        .offset(offset);
+      const [total] = await db
+        .select({ n: count() })
+        .from(notifications)
+        .where(eq(notifications.userId, userId));
+      return { rows, total: Number(total?.n ?? 0) };
+    },
+
+    /** Marks all the user's unread notifications read; how many were. */
+    async markAllRead(userId: string): Promise<number> {
+      const rows = await db
+        .update(notifications)
+        .set({ read: true })
+        .where(and(eq(notifications.userId, userId), eq(notifications.read, false)))
+        .returning({ id: notifications.id });
+      return rows.length;
+    },
+
     async unreadCount(userId: string): Promise<number> {
       const [unread] = await db
         .select({ n: count() })

@@ -2,10 +2,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
 import { notificationListSchema, notificationResponseSchema } from '@mi/contracts/studies';
+import {
+  markAllReadResponseSchema,
+  notificationPageQuerySchema,
+  notificationPageSchema,
+} from '@mi/contracts/notifications';
 import { requireUser } from '../../http/auth-hook';
 import type { NotificationsService } from './notifications.service';
 
-/** `GET /api/notifications/` and `PUT /api/notifications/:id/read`, for the caller's own notifications. */
+/**
+ * The caller's own notifications: `GET /api/notifications/` (unread first, for Recent Activity),
+ * `GET /api/notifications/all` (the notifications page), `PUT /api/notifications/:id/read` and
+ * `PUT /api/notifications/read-all`.
+ */
 export function notificationsRoutes(notifications: NotificationsService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -18,6 +27,34 @@ export function notificationsRoutes(notifications: NotificationsService): Fastif
         },
       },
       async (req) => notifications.list(requireUser(req).user.id),
+    );
+
+    app.get(
+      '/notifications/all',
+      {
+        schema: {
+          tags: ['notifications'],
+          summary: 'All your notifications, read and unread, newest first, a page at a time',
+          querystring: notificationPageQuerySchema,
+          response: { 200: notificationPageSchema, 400: errorBodySchema, 401: errorBodySchema },
+        },
+      },
+      async (req) => notifications.page(requireUser(req).user.id, req.query.page, req.query.limit),
+    );
+
+    app.put(
+      '/notifications/read-all',
+      {
+        schema: {
+          tags: ['notifications'],
+          summary: 'Mark all your notifications read',
+          response: { 200: markAllReadResponseSchema, 401: errorBodySchema },
+        },
+      },
+      async (req) => {
+        const data = await notifications.markAllRead(requireUser(req).user.id);
+        return { message: 'All notifications marked as read', data };
+      },
     );
 
     app.put(

@@ -2,7 +2,7 @@ import type { Notification } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
 import type { MailService } from '../mail/mail.service';
 import { notificationEmail } from '../mail/templates';
-import type { UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../users/users.repository';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository';
 
 /**
@@ -37,6 +37,16 @@ export interface NotificationEvent {
 }
 
 /**
+ * Whether a user is emailed their notifications: they asked for it (Settings, Notifications) and the
+ * account is active. Every notification email follows this one rule (see also ingest/notify.stage.ts).
+ */
+export function wantsNotificationEmail(
+  user: Pick<UserRow, 'emailNotifications' | 'accountStatus'> | undefined,
+): boolean {
+  return !!user && user.emailNotifications && user.accountStatus === 'active';
+}
+
+/**
  * The signed-in user's own notifications (the list with its unread count, marking one read), and
  * `notify`, the one way every module tells a user something happened.
  */
@@ -50,7 +60,7 @@ export function createNotificationsService(deps: NotificationDeps) {
     async notify(userId: string, event: NotificationEvent): Promise<void> {
       await repo.insert({ userId, type: event.type, title: event.title, description: event.description });
       const user = await deps.users.findById(userId);
-      if (user?.emailNotifications && user.accountStatus === 'active')
+      if (user && wantsNotificationEmail(user))
         await deps.mail.send(
           user.email,
           notificationEmail({
@@ -65,6 +75,17 @@ export function createNotificationsService(deps: NotificationDeps) {
       const rows = await repo.listFor(userId, LIST_LIMIT);
       const unreadCount = await repo.unreadCount(userId);
       return { data: rows.map(toDto), unreadCount };
+    },
+
+    /** The notifications page: all of them, read and unread, newest first. */
+    async page(userId: string, page: number, limit: number) {
+      const { rows, total } = await repo.page(userId, limit, (page - 1) * limit);
+      const unreadCount = await repo.unreadCount(userId);
+      return { data: rows.map(toDto), page, limit, total, unreadCount };
+    },
+
+    async markAllRead(userId: string): Promise<{ updated: number }> {
+      return { updated: await repo.markAllRead(userId) };
     },
 
     /** Someone else's notification, or an id that is no notification's, is not found. */

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -16,6 +17,13 @@ const errors = { 400: errorBodySchema, 404: errorBodySchema, 409: errorBodySchem
 /** Admin → Providers: curate the directory and link entries to professional accounts. Others get 404. */
 export function providersAdminRoutes(providers: ProvidersService): FastifyPluginAsyncZod {
   return async (app) => {
+    /** The admin behind a change, once their sign-in is recent enough (403 REAUTH_REQUIRED otherwise). */
+    const recentAdmin = async (req: FastifyRequest) => {
+      const session = requireAdmin(req);
+      await admin.requireRecentSignIn(session, 'provider.admin_change', requestMeta(req));
+      return session.user;
+    };
+
     const { admin } = providers;
     app.get(
       '/admin/providers',
@@ -42,7 +50,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req, reply) => {
-        const data = await admin.create(requireAdmin(req).user, req.body, requestMeta(req));
+        const data = await admin.create(await recentAdmin(req), req.body, requestMeta(req));
         return reply.status(201).send({ message: 'Provider created', data });
       },
     );
@@ -58,7 +66,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.update(requireAdmin(req).user, req.params.id, req.body, requestMeta(req));
+        const data = await admin.update(await recentAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Provider updated', data };
       },
     );
@@ -73,7 +81,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.retire(requireAdmin(req).user, req.params.id, requestMeta(req));
+        const data = await admin.retire(await recentAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider retired', data };
       },
     );
@@ -88,7 +96,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.restore(requireAdmin(req).user, req.params.id, requestMeta(req));
+        const data = await admin.restore(await recentAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider restored', data };
       },
     );
@@ -105,7 +113,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
       },
       async (req) => {
         const data = await admin.link(
-          requireAdmin(req).user,
+          await recentAdmin(req),
           req.params.id,
           req.body.email,
           requestMeta(req),
@@ -124,7 +132,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.unlink(requireAdmin(req).user, req.params.id, requestMeta(req));
+        const data = await admin.unlink(await recentAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider unlinked', data };
       },
     );

@@ -1,3 +1,4 @@
+import type { RecentSignInRule } from '../admin/recent-sign-in';
 import {
   experienceBucket,
   type AdminProvider,
@@ -90,6 +91,8 @@ export interface ProvidersDeps {
   audit: AuditRecorder;
   throttle: Pick<Throttle, 'hit' | 'count'>;
   notifications: Pick<NotificationsService, 'notify'>;
+  /** The recent sign-in rule of every admin change (modules/admin/recent-sign-in.ts). */
+  requireRecentSignIn: RecentSignInRule;
   now: () => Date;
 }
 
@@ -249,6 +252,8 @@ export function createProvidersService(deps: ProvidersDeps) {
     // ------------------------------------------------------------ admin
 
     admin: {
+      /** Directory changes need a recent sign-in, like every admin change. */
+      requireRecentSignIn: deps.requireRecentSignIn,
       async list(): Promise<AdminProvider[]> {
         return (await repo.listDirectoryForAdmin()).map(toAdminProvider);
       },

@@ -1,10 +1,12 @@
-import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { instanceReadingOrder } from '../../db/reading-order';
 import {
   instances,
   notifications,
+  orderFulfilments,
+  orders,
   series,
   studies,
   studyListVersions,
@@ -402,9 +404,15 @@ export function createStudiesRepository(db: Db) {
         .where(eq(studyListVersions.ownerId, ownerId));
       return row?.version ?? 0;
     },
-    async listCompleted(ownerId: string): Promise<StudyRow[]> {
+    /** With the date its latest analysis order completed (Latest Completion). */
+    async listCompleted(ownerId: string): Promise<Array<StudyRow & { latestCompletedAt: Date | null }>> {
       return db
-        .select()
+        .select({
+          ...getTableColumns(studies),
+          latestCompletedAt: sql<Date | null>`(select max(f.completed_at) from ${orderFulfilments} f
+            join ${orders} o on o.id = f.order_id
+            where o.study_id = ${studies}.id and o.status = 'completed')`.mapWith(orderFulfilments.completedAt),
+        })
         .from(studies)
         .where(
           and(

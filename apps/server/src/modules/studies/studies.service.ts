@@ -285,7 +285,7 @@ function etagMatches(header: string, etag: string): boolean {
 }
 
 /** A row of the studies list (`studyListItemSchema`): what the list pages show, nothing more. */
-export function toStudyListItemDto(row: StudyRow): StudyListItem {
+export function toStudyListItemDto(row: StudyRow & { latestCompletedAt?: Date | null }): StudyListItem {
   return {
     _id: row.id,
     id: row.id,
@@ -302,7 +302,7 @@ export function toStudyListItemDto(row: StudyRow): StudyListItem {
       modality: row.modalities.length > 0 ? row.modalities.join('/') : null,
       studyDate: row.studyDate,
     },
-    latestCompletionDate: null,
+    latestCompletionDate: row.latestCompletedAt?.toISOString() ?? null,
   };
 }
 

@@ -21,7 +21,7 @@ export function HelpLayout() {
         </Button>
       </header>
       <main id="main-content" tabIndex={-1} className="flex-1 p-4 focus:outline-none sm:p-6 lg:p-8">
-        <div className="mx-auto max-w-5xl">
+        <div className="mx-auto max-w-6xl">
           <Suspense fallback={<FullPageSpinner />}>
             <Outlet />
           </Suspense>

@@ -15,6 +15,7 @@ import { UserMenu } from './user-menu';
 export function MainLayout() {
   const user = useCurrentUser();
   const isAdmin = user.role === 'admin';
+  const isProfessional = user.role === 'professional';
   const [drawerOpen, setDrawerOpen] = useState(false);
 
   return (
@@ -32,7 +33,11 @@ export function MainLayout() {
             <SheetDescription className="sr-only">
               Navigate between sections of the application.
             </SheetDescription>
-            <SidebarNav isAdmin={isAdmin} onNavigate={() => setDrawerOpen(false)} />
+            <SidebarNav
+              isAdmin={isAdmin}
+              isProfessional={isProfessional}
+              onNavigate={() => setDrawerOpen(false)}
+            />
           </SheetContent>
         </Sheet>
         <Brand version className="min-w-0 truncate" />
@@ -43,7 +48,7 @@ export function MainLayout() {
       <div className="flex flex-1">
         <aside className="hidden w-64 shrink-0 border-r bg-card md:block">
           <div className="sticky top-16 max-h-[calc(100dvh-4rem)] overflow-y-auto p-4">
-            <SidebarNav isAdmin={isAdmin} />
+            <SidebarNav isAdmin={isAdmin} isProfessional={isProfessional} />
           </div>
         </aside>
         <main id="main-content" tabIndex={-1} className="min-w-0 flex-1 p-4 focus:outline-none sm:p-6 lg:p-8">

@@ -1,11 +1,24 @@
 import { NavLink } from 'react-router';
 import { paths } from '@/config/paths';
 import { cn } from '@/lib/utils';
-import { ADMIN_NAV_ITEM, NAV_ITEMS } from './nav-items';
+import { ADMIN_NAV_ITEM, NAV_ITEMS, PROFESSIONAL_NAV_ITEM } from './nav-items';
 
 /** The main navigation list, used by the desktop sidebar and the phone drawer. */
-export function SidebarNav({ isAdmin, onNavigate }: { isAdmin: boolean; onNavigate?: () => void }) {
-  const items = isAdmin ? [...NAV_ITEMS, ADMIN_NAV_ITEM] : NAV_ITEMS;
+export function SidebarNav({
+  isAdmin,
+  isProfessional = false,
+  onNavigate,
+}: {
+  isAdmin: boolean;
+  isProfessional?: boolean;
+  onNavigate?: () => void;
+}) {
+  const items = [
+    ...NAV_ITEMS.slice(0, 1),
+    ...(isProfessional ? [PROFESSIONAL_NAV_ITEM] : []),
+    ...NAV_ITEMS.slice(1),
+    ...(isAdmin ? [ADMIN_NAV_ITEM] : []),
+  ];
   return (
     <nav aria-label="Main">
       <ul className="grid gap-1">

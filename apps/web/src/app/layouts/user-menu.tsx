@@ -83,7 +83,7 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
           )}
           <DropdownMenuItem
             disabled={logout.isPending}
-            onSelect={() => logout.mutate()}
+            onSelect={() => logout.mutate({ reason: 'manual' })}
             className="text-destructive focus:bg-destructive/10 focus:text-destructive"
           >
             <LogOut aria-hidden="true" /> Logout

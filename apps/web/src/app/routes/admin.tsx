@@ -1,25 +1,44 @@
 import { PageHeader } from '@/components/page-header';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
+import { AuditLog } from '@/features/admin/components/audit-log';
 import { FailedJobsList } from '@/features/admin/components/failed-jobs-list';
+import { HealthCard } from '@/features/admin/components/health-card';
+import { HelpArticlesAdmin } from '@/features/admin/components/help-articles-admin';
 import { OutboxList } from '@/features/admin/components/outbox-list';
 import { ProfessionalsList } from '@/features/admin/components/professionals-list';
 import { ProvidersAdmin } from '@/features/admin/components/providers-admin';
+import { ReauthProvider } from '@/features/admin/components/reauth-provider';
+import { UsersAdmin } from '@/features/admin/components/users-admin';
 
 /** /admin: operator views (admins only; see RequireAdmin). */
 export default function AdminRoute() {
   return (
-    <>
+    // Admin changes need a recent sign-in: the provider asks for it when the server does.
+    <ReauthProvider>
       <PageHeader
         title="Administration"
-        description="Professional verification, the provider directory, outgoing mail and background jobs"
+        description="Accounts, the audit log, health, professional verification, the provider directory, outgoing mail and background jobs"
       />
       <Tabs defaultValue="outbox">
-        <TabsList>
+        <TabsList className="h-auto flex-wrap">
+          <TabsTrigger value="users">Users</TabsTrigger>
+          <TabsTrigger value="audit">Audit log</TabsTrigger>
+          <TabsTrigger value="health">Health</TabsTrigger>
           <TabsTrigger value="professionals">Professionals</TabsTrigger>
           <TabsTrigger value="providers">Providers</TabsTrigger>
           <TabsTrigger value="outbox">Outbox</TabsTrigger>
           <TabsTrigger value="failed-jobs">Failed jobs</TabsTrigger>
+          <TabsTrigger value="help-articles">Help articles</TabsTrigger>
         </TabsList>
+        <TabsContent value="users">
+          <UsersAdmin />
+        </TabsContent>
+        <TabsContent value="audit">
+          <AuditLog />
+        </TabsContent>
+        <TabsContent value="health">
+          <HealthCard />
+        </TabsContent>
         <TabsContent value="professionals">
           <ProfessionalsList />
         </TabsContent>
@@ -32,7 +51,10 @@ export default function AdminRoute() {
         <TabsContent value="failed-jobs">
           <FailedJobsList />
         </TabsContent>
+        <TabsContent value="help-articles">
+          <HelpArticlesAdmin />
+        </TabsContent>
       </Tabs>
-    </>
+    </ReauthProvider>
   );
 }

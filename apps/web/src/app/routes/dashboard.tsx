@@ -4,7 +4,8 @@ import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
 import { paths, uploadPath } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
-import { StatCounters } from '@/features/dashboard/components/stat-counters';
+import { analysisCounts, StatCounters } from '@/features/dashboard/components/stat-counters';
+import { usePurchases } from '@/features/orders/api/get-purchases';
 import { RecentActivity } from '@/features/notifications/components/recent-activity';
 import { WelcomeDialog } from '@/features/onboarding/components/welcome-dialog';
 import { usePendingJobs } from '@/features/studies/api/get-pending-jobs';
@@ -19,6 +20,8 @@ export default function DashboardRoute() {
   const studies = useUserStudies(user.id);
   const pending = usePendingJobs(user.id);
   const total = studies.data?.length ?? null;
+  const purchases = usePurchases(user.id);
+  const counts = analysisCounts(purchases.data);
 
   return (
     <>
@@ -37,8 +40,7 @@ export default function DashboardRoute() {
         }
       />
       <div className="grid gap-6">
-        {/* Analysis counts come from orders; the product takes no analysis orders yet, so both are 0. */}
-        <StatCounters totalStudies={total} pendingAnalysis={0} completedAnalysis={0} />
+        <StatCounters totalStudies={total} pendingAnalysis={counts.pending} completedAnalysis={counts.completed} />
         <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
           <StudyCards studies={studies.data} isPending={studies.isPending} error={studies.error} />
           {/* On a phone the (height-capped) activity panel comes first, not after every study card. */}

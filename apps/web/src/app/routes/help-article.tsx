@@ -1,25 +1,9 @@
-import { ArrowLeft } from 'lucide-react';
-import { Link } from 'react-router';
-import { FeatureNotice } from '@/components/feature-notice';
-import { PageHeader } from '@/components/page-header';
-import { Button } from '@/components/ui/button';
-import { paths } from '@/config/paths';
+import { useParams } from 'react-router';
+import { HelpArticleView } from '@/features/help/components/help-article-view';
 
 /** /help/:id: a help centre article. */
 export default function HelpArticleRoute() {
-  return (
-    <>
-      <PageHeader
-        title="Help Article"
-        actions={
-          <Button asChild variant="outline">
-            <Link to={paths.help}>
-              <ArrowLeft aria-hidden="true" /> Back to Help Center
-            </Link>
-          </Button>
-        }
-      />
-      <FeatureNotice>Help articles are not available yet.</FeatureNotice>
-    </>
-  );
+  const { id = '' } = useParams();
+  // A new article starts from its own loading state, not the previous one's.
+  return <HelpArticleView key={id} id={id} />;
 }

@@ -1,12 +1,14 @@
-import { FeatureNotice } from '@/components/feature-notice';
 import { PageHeader } from '@/components/page-header';
+import { useCurrentUser } from '@/features/auth/api/get-me';
+import { PurchasedServicesPage } from '@/features/orders/components/purchased-services-page';
 
 /** /services/purchased: the Purchased Services page. */
 export default function ServicesPurchasedRoute() {
+  const user = useCurrentUser();
   return (
     <>
       <PageHeader title="Purchased Services" description="View and manage your purchased services" />
-      <FeatureNotice>Purchased services will be listed here once purchasing is available.</FeatureNotice>
+      <PurchasedServicesPage userId={user.id} />
     </>
   );
 }

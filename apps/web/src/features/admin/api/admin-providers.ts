@@ -2,6 +2,7 @@ import type { AdminProvider, ProviderInput } from '@mi/contracts/sharing';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
+import { useReauth } from '../components/reauth-provider';
 
 type Answer = { message: string; data: AdminProvider };
 const base = '/api/admin/providers';
@@ -41,8 +42,9 @@ export function changeProvider(change: ProviderChange): Promise<Answer> {
 
 export function useChangeProvider() {
   const queryClient = useQueryClient();
+  const withReauth = useReauth();
   return useMutation({
-    mutationFn: changeProvider,
+    mutationFn: (change: Parameters<typeof changeProvider>[0]) => withReauth(() => changeProvider(change)),
     onSettled: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: queryKeys.admin.providers }),

@@ -2,6 +2,7 @@ import type { ProfessionalApplication } from '@mi/contracts/admin';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
+import { useReauth } from '../components/reauth-provider';
 
 type Decision = { id: string; decision: 'approve' } | { id: string; decision: 'reject'; reason: string };
 
@@ -15,8 +16,10 @@ export function reviewProfessional(
 
 export function useReviewProfessional() {
   const queryClient = useQueryClient();
+  const withReauth = useReauth();
   return useMutation({
-    mutationFn: reviewProfessional,
+    // A decision is an admin change: a stale sign-in asks to sign in again first.
+    mutationFn: (input: Decision) => withReauth(() => reviewProfessional(input)),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.professionals.all }),
   });
 }

@@ -1,16 +1,21 @@
-import { CheckCircle2, RefreshCw } from 'lucide-react';
+import { CheckCircle2, RefreshCw, RotateCcw } from 'lucide-react';
 import { EmptyState } from '@/components/empty-state';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { toast, toastError } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { cn } from '@/lib/utils';
+import { useRetryJob } from '../api/admin-console';
 import { useFailedJobs } from '../api/get-failed-jobs';
 import { QueryState } from './query-state';
+import { ReauthCancelled } from './reauth-provider';
 
-/** Background jobs that failed for good. */
+/** Background jobs that failed for good; each can be run again. */
 export function FailedJobsList() {
   const jobs = useFailedJobs();
+  const retry = useRetryJob();
   const list = jobs.data ?? [];
   return (
     <Card>
@@ -34,6 +39,22 @@ export function FailedJobsList() {
                   <span className="font-medium">{job.name}</span>
                   <Badge variant="destructive">{job.state}</Badge>
                   <span className="text-xs text-muted-foreground">Retries: {job.retryCount}</span>
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    className="ml-auto"
+                    aria-label={`Retry job ${job.id}`}
+                    disabled={retry.isPending}
+                    onClick={() =>
+                      retry.mutate(job.id, {
+                        onSuccess: (res) => toast({ title: res.message }),
+                        onError: (err) =>
+                          toastError(err instanceof ReauthCancelled ? err.message : errorMessage(err)),
+                      })
+                    }
+                  >
+                    <RotateCcw aria-hidden="true" /> Retry
+                  </Button>
                 </div>
                 <dl className="mt-2 grid gap-x-4 gap-y-1 text-xs text-muted-foreground sm:grid-cols-[auto_1fr]">
                   <dt>Job ID</dt>

@@ -35,6 +35,7 @@ const STATUS_LABEL: Record<ProfessionalApplication['accountStatus'], string> = {
   pending: 'Pending',
   active: 'Approved',
   rejected: 'Rejected',
+  disabled: 'Disabled',
 };
 
 /** Medical professionals waiting for licence verification: approve, or reject with a reason. */

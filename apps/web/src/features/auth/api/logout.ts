@@ -13,13 +13,14 @@ export function logout(): Promise<{ message: string }> {
 /**
  * Logout: end the session, forget everything cached about the user, clear local and
  * session storage, toast, go to '/'. Cookies are httpOnly, so only the server can clear them.
- * `mutate({ reason: 'inactivity' })` is the inactivity timer's sign-out (toast 'Session Expired').
+ * `mutate({ reason: 'inactivity' })` is the inactivity timer's sign-out (toast 'Session Expired');
+ * `mutate({ reason: 'manual' })` the user menu's Logout (toast 'Logged Out').
  */
 export function useLogout() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   return useMutation({
-    mutationFn: async (_options: void | { reason: 'inactivity' }) => {
+    mutationFn: async (_options: void | { reason: 'inactivity' | 'manual' }) => {
       try {
         await logout();
       } catch (err) {
@@ -41,7 +42,9 @@ export function useLogout() {
       toast(
         options?.reason === 'inactivity'
           ? { title: 'Session Expired', description: 'You have been logged out due to inactivity.' }
-          : { title: 'Logged out successfully' },
+          : options?.reason === 'manual'
+            ? { title: 'Logged Out', description: 'You have been logged out successfully.' }
+            : { title: 'Logged out successfully' },
       );
     },
     onError: (err) => toastError(errorMessage(err)),

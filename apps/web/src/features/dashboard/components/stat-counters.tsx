@@ -17,10 +17,21 @@ function Counter({ label, value, icon: Icon }: { label: string; value: number | 
   );
 }
 
-/**
- * The Dashboard's counters. Analysis counts come from orders; until the user has ordered an
- * analysis they are truly 0.
- */
+/** Order states that count as a pending analysis: paid, and not yet finished. */
+const PENDING = new Set(['pending_approval', 'pending_data_upload', 'in_progress']);
+
+/** The Dashboard's analysis counts from the user's orders (0 while they load). */
+export function analysisCounts(orders: ReadonlyArray<{ orderStatus: string }> | undefined): {
+  pending: number;
+  completed: number;
+} {
+  return {
+    pending: orders?.filter((o) => PENDING.has(o.orderStatus)).length ?? 0,
+    completed: orders?.filter((o) => o.orderStatus === 'completed').length ?? 0,
+  };
+}
+
+/** The Dashboard's counters; the analysis counts come from the user's orders (analysisCounts). */
 export function StatCounters({
   totalStudies,
   pendingAnalysis,

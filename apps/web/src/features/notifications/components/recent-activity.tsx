@@ -2,11 +2,13 @@ import type { Notification } from '@mi/contracts/studies';
 import { useQueryClient } from '@tanstack/react-query';
 import { Bell, Check, FlaskConical, Info, MessageSquare, type LucideIcon } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/hooks/use-toast';
+import { paths } from '@/config/paths';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { queryKeys } from '@/lib/query-keys';
@@ -135,6 +137,11 @@ export function RecentActivity({ compact = false }: { compact?: boolean }) {
           </ul>
         )}
       </CardContent>
+      <div className="border-t px-6 py-3 text-right text-sm">
+        <Link to={paths.notifications} className="font-medium text-primary hover:underline">
+          See all notifications
+        </Link>
+      </div>
     </Card>
   );
 }

@@ -1,0 +1,282 @@
+import type { Logger } from 'pino';
+import { storedTransferSyntax } from '../../dicom/transfer-syntax';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { AuditOutcome, AuditRecorder } from '../audit/audit.service';
+import { parseInstance, type ParsedInstance } from '../dicomweb/part10';
+import type { NotificationsService } from '../notifications/notifications.service';
+import { readInstance } from '../studies/instance-location';
+import { renderFitted } from '../thumbnails/render-pool';
+import { middleInstance } from '../thumbnails/thumbnail-source';
+import type { AnalysisOrder, AnalysisRepository, StoredInstance } from './analysis.repository';
+import {
+  instanceFacts,
+  pixelStatistics,
+  technicalReport,
+  type InstanceFacts,
+  type SeriesInput,
+} from './technical-summary';
+
+/** What fulfilment (modules/fulfilment/report-delivery.ts) turns into a PDF series and a completed order. */
+export interface AnalysisReport {
+  title: string;
+  automated: boolean;
+  sections: Array<{ heading: string; text: string }>;
+  keyImages?: Array<{ caption: string; jpeg: Buffer }>;
+}
+
+/** An analysis that no retry can make succeed (no study, no images): the order is refunded at once. */
+export class AnalysisImpossibleError extends Error {
+  override readonly name = 'AnalysisImpossibleError';
+}
+
+/** Retries of the analysis job (pg-boss, exponential backoff from `delaySeconds`). */
+export const ANALYSIS_RETRY = { limit: 3, delaySeconds: 20 };
+const KEY_IMAGE_SIZE = 512;
+const MAX_KEY_IMAGES = 4;
+
+export interface AnalysisDeps {
+  repo: AnalysisRepository;
+  storage: ObjectStorage;
+  notifications: Pick<NotificationsService, 'notify'>;
+  audit: AuditRecorder;
+  log: Logger;
+  /** Queues the analysis job of an order (run-analysis.job.ts). */
+  enqueue: (order: { orderId: string; userId: string }) => Promise<void>;
+  deliverReport: (orderId: string, report: AnalysisReport) => Promise<void>;
+  refundOrder: (orderId: string, reason: string) => Promise<unknown>;
+  /** An order a professional has not accepted within this time is refunded. */
+  approvalTimeoutMs: number;
+  maxDecodedBytes: number;
+  now: () => Date;
+}
+
+/**
+ * Whether an order waits for its automated analysis: an AI order in progress. The Complete Analysis
+ * Package's automated part waits until delivery can add a report without completing the order (the
+ * professional's reading completes it); until then its expert part is its whole fulfilment.
+ */
+const hasAutomatedPart = (o: Pick<AnalysisOrder, 'serviceType' | 'status'>) =>
+  o.serviceType === 'AI' && o.status === 'in_progress';
+
+function errorText(err: unknown): string {
+  const e = err as Error;
+  return `${e?.name ?? 'Error'}: ${String(e?.message ?? err)}`.slice(0, 300);
+}
+
+/**
+ * Automated analyses: an honest technical summary of the study (technical-summary.ts) delivered
+ * into the study like a professional's report, and the refunds of orders that cannot be served
+ * (an analysis failing after its retries, an order no professional accepted in time).
+ */
+export function createAnalysisService(deps: AnalysisDeps) {
+  const { repo } = deps;
+
+  const audit = (
+    action: string,
+    orderId: string,
+    details: Record<string, unknown>,
+    outcome: AuditOutcome = 'success',
+  ) =>
+    deps.audit({
+      actorId: null,
+      actorRole: null,
+      action,
+      outcome,
+      targetType: 'order',
+      targetId: orderId,
+      details,
+    });
+
+  /** Reads every instance's header, the middle image's pixels and draws the key images. */
+  async function buildReport(studyId: string): Promise<AnalysisReport> {
+    const stored = await repo.instancesOfStudy(studyId);
+    if (stored.length === 0) throw new AnalysisImpossibleError('the study has no stored images');
+    const bySeries = new Map<string, StoredInstance[]>();
+    for (const i of stored) {
+      const list = bySeries.get(i.seriesId);
+      if (list) list.push(i);
+      else bySeries.set(i.seriesId, [i]);
+    }
+    const inputs: SeriesInput[] = [];
+    const keyCandidates: Array<{ caption: string; loc: StoredInstance; size: number }> = [];
+    let unreadable = 0;
+    for (const list of bySeries.values()) {
+      const first = list[0]!;
+      const facts: InstanceFacts[] = [];
+      const middle = middleInstance(list);
+      let middleParsed: ParsedInstance | undefined;
+      for (const loc of list) {
+        let parsed: ParsedInstance;
+        try {
+          parsed = parseInstance(
+            await readInstance(deps.storage, loc),
+            storedTransferSyntax(loc.transferSyntaxUid),
+          );
+        } catch (err) {
+          if ((err as Error)?.name !== 'DicomReadError') throw err;
+          unreadable++;
+          continue;
+        }
+        facts.push(instanceFacts(parsed.ds));
+        if (loc === middle) middleParsed = parsed;
+      }
+      // Slices in the order they lie, whatever order instance numbers gave.
+      facts.sort((a, b) => (a.instanceNumber ?? 0) - (b.instanceNumber ?? 0));
+      inputs.push({
+        seriesNumber: first.seriesNumber,
+        description: first.seriesDescription,
+        modality: first.modality,
+        instances: facts,
+        statistics: middleParsed ? pixelStatistics(middleParsed) : { unavailable: 'middle image unreadable' },
+      });
+      const label = `Series ${first.seriesNumber ?? inputs.length}`;
+      if (list.length >= 3 && bySeries.size === 1) {
+        // One series: its first quarter, middle and last quarter.
+        for (const [at, name] of [
+          [0.25, 'upper quarter'],
+          [0.5, 'middle'],
+          [0.75, 'lower quarter'],
+        ] as const)
+          keyCandidates.push({
+            caption: `${label}, ${name} image (${Math.floor((list.length - 1) * at) + 1} of ${list.length})`,
+            loc: list[Math.floor((list.length - 1) * at)]!,
+            size: list.length,
+          });
+      } else if (middle) {
+        keyCandidates.push({
+          caption: `${label}, middle image (${Math.floor((list.length - 1) / 2) + 1} of ${list.length})`,
+          loc: middle,
+          size: list.length,
+        });
+      }
+    }
+    const report = technicalReport(inputs);
+    if (unreadable > 0)
+      report.sections.splice(2, 0, {
+        heading: 'Unreadable images',
+        text: `${unreadable} stored file(s) could not be read and are not counted above.`,
+      });
+    const keyImages: NonNullable<AnalysisReport['keyImages']> = [];
+    for (const c of keyCandidates.sort((a, b) => b.size - a.size)) {
+      if (keyImages.length >= MAX_KEY_IMAGES) break;
+      try {
+        const jpeg = await renderFitted(
+          await readInstance(deps.storage, c.loc),
+          undefined,
+          'jpeg',
+          KEY_IMAGE_SIZE,
+          KEY_IMAGE_SIZE,
+          deps.maxDecodedBytes,
+        );
+        keyImages.push({ caption: c.caption, jpeg });
+      } catch (err) {
+        // A report without one picture is still a report; the reason is logged, not shown.
+        deps.log.warn({ err: errorText(err) }, 'key image not drawn');
+      }
+    }
+    return { ...report, automated: true, keyImages };
+  }
+
+  /** Refunds an order that cannot be served and tells the patient (no study details in the message). */
+  async function refund(order: AnalysisOrder, reason: string, title: string, description: string) {
+    await deps.refundOrder(order.id, reason);
+    await audit('analysis.refund', order.id, { reason, serviceType: order.serviceType });
+    await deps.notifications.notify(order.userId, {
+      type: 'analysis',
+      title,
+      description,
+      path: '/services/purchased',
+    });
+  }
+
+  return {
+    buildReport,
+
+    /**
+     * Called when an order is paid (orders.service.ts): queues the automated part of AI and
+     * Combined orders, once per order.
+     */
+    async onOrderPaid(purchase: { id: string; orderStatus: string; service: { type: string } }) {
+      const order = await repo.findOrder(purchase.id);
+      if (!order || !hasAutomatedPart(order)) return;
+      if (!(await repo.markQueued(order.id, deps.now()))) return;
+      await deps.enqueue({ orderId: order.id, userId: order.userId });
+      await audit('analysis.queue', order.id, { serviceType: order.serviceType });
+    },
+
+    /**
+     * One attempt of an order's analysis (the job's handler). Throws to be retried; the attempt
+     * after the last retry, or an analysis that cannot succeed, refunds the order instead.
+     */
+    async runOrder(orderId: string, log: Logger): Promise<'delivered' | 'skipped' | 'refunded'> {
+      const order = await repo.findOrder(orderId);
+      if (!order || !hasAutomatedPart(order)) {
+        log.info({ orderId, status: order?.status }, 'analysis skipped: order no longer waiting for it');
+        return 'skipped';
+      }
+      const attempt = await repo.beginAttempt(orderId, deps.now());
+      try {
+        if (!order.studyId) throw new AnalysisImpossibleError('the study was deleted');
+        const report = await buildReport(order.studyId);
+        await deps.deliverReport(orderId, report);
+        await repo.finish(orderId, 'delivered', null, deps.now());
+        await audit('analysis.deliver', orderId, {
+          attempt,
+          sections: report.sections.length,
+          keyImages: report.keyImages?.length ?? 0,
+        });
+        return 'delivered';
+      } catch (err) {
+        const message = errorText(err);
+        const final = err instanceof AnalysisImpossibleError || attempt > ANALYSIS_RETRY.limit;
+        await audit('analysis.attempt', orderId, { attempt, error: message, final }, 'failure');
+        if (!final) {
+          await repo.noteError(orderId, message, deps.now());
+          throw err;
+        }
+        await repo.finish(orderId, 'failed', message, deps.now());
+        log.warn({ orderId, attempt, error: message }, 'analysis failed for good; refunding');
+        await refund(
+          order,
+          'analysis_failed',
+          'Analysis could not be completed',
+          `Your ${order.serviceName} order could not be completed automatically and has been refunded in full.`,
+        );
+        return 'refunded';
+      }
+    },
+
+    /** Paid orders whose analysis was never queued (the process stopped between payment and send). */
+    async queueMissed(): Promise<number> {
+      let queued = 0;
+      for (const order of await repo.unqueued()) {
+        if (!(await repo.markQueued(order.id, deps.now()))) continue;
+        await deps.enqueue({ orderId: order.id, userId: order.userId });
+        queued++;
+      }
+      return queued;
+    },
+
+    /** Refunds orders no professional accepted within the configured time, and tells their patients. */
+    async expireUnaccepted(log: Logger): Promise<number> {
+      const cutoff = new Date(deps.now().getTime() - deps.approvalTimeoutMs);
+      let refunded = 0;
+      for (const order of await repo.awaitingApprovalSince(cutoff)) {
+        try {
+          await refund(
+            order,
+            'not_accepted_in_time',
+            'Order refunded',
+            `No professional accepted your ${order.serviceName} order in time, so it has been refunded in full.`,
+          );
+          refunded++;
+        } catch (err) {
+          // One order's refund trouble must not keep the others waiting.
+          log.error({ orderId: order.id, err: errorText(err) }, 'could not refund an unaccepted order');
+        }
+      }
+      return refunded;
+    },
+  };
+}
+export type AnalysisService = ReturnType<typeof createAnalysisService>;

@@ -1,0 +1,309 @@
+import { and, desc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { analysisServices, orders, payments, providers, studies } from '../../db/schema/index';
+
+export type OrderRow = typeof orders.$inferSelect;
+export type PaymentRow = typeof payments.$inferSelect;
+export type OrderStatusValue = OrderRow['status'];
+
+/** A paid order in one of these can be refunded (OrdersService.refundOrder). */
+export const REFUNDABLE_STATUSES: OrderStatusValue[] = [
+  'pending_approval',
+  'pending_data_upload',
+  'in_progress',
+  'declined',
+  'completed',
+];
+
+/** An order with what the lists show of it. */
+export interface OrderView {
+  order: OrderRow;
+  service: { id: string; name: string; scope: string; type: 'AI' | 'Expert' | 'Combined' };
+  provider: { id: string; name: string };
+  payment: { intentId: string; cardBrand: string | null; cardLast4: string | null } | null;
+}
+
+/** Orders (purchases) and the card payments that pay them. */
+export function createOrdersRepository(db: Db) {
+  const views = () =>
+    db
+      .select({
+        order: orders,
+        service: {
+          id: analysisServices.id,
+          name: analysisServices.name,
+          scope: analysisServices.scope,
+          type: analysisServices.type,
+        },
+        provider: { id: providers.id, name: providers.name },
+        payment: {
+          intentId: payments.intentId,
+          cardBrand: payments.cardBrand,
+          cardLast4: payments.cardLast4,
+        },
+      })
+      .from(orders)
+      .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+      .innerJoin(providers, eq(providers.id, orders.providerId))
+      .leftJoin(payments, eq(payments.id, orders.paymentId));
+  const toView = (r: {
+    order: OrderRow;
+    service: OrderView['service'];
+    provider: OrderView['provider'];
+    payment: { intentId: string | null; cardBrand: string | null; cardLast4: string | null } | null;
+  }): OrderView => ({
+    ...r,
+    payment: r.payment?.intentId
+      ? { intentId: r.payment.intentId, cardBrand: r.payment.cardBrand, cardLast4: r.payment.cardLast4 }
+      : null,
+  });
+
+  async function findView(orderId: string): Promise<OrderView | undefined> {
+    const [row] = await views().where(eq(orders.id, orderId)).limit(1);
+    return row && toView(row);
+  }
+
+  return {
+    findView,
+
+    /** What a study holds, for where a paid order starts (its data may not suit the service). */
+    async studyFacts(studyId: string): Promise<{ modalities: string[]; instanceCount: number } | undefined> {
+      const [row] = await db
+        .select({ modalities: studies.modalities, instanceCount: studies.instanceCount })
+        .from(studies)
+        .where(eq(studies.id, studyId))
+        .limit(1);
+      return row;
+    },
+
+    async listForUser(userId: string): Promise<OrderView[]> {
+      const rows = await views().where(eq(orders.userId, userId)).orderBy(desc(orders.createdAt), orders.id);
+      return rows.map(toView);
+    },
+
+    async insertOrder(values: typeof orders.$inferInsert): Promise<OrderRow> {
+      const [row] = await db.insert(orders).values(values).returning();
+      return row!;
+    },
+
+    /** The user's order still waiting for payment. */
+    async findAwaiting(orderId: string, userId: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, 'awaiting_payment')))
+        .limit(1);
+      return row;
+    },
+
+    async findOwnOrder(orderId: string, userId: string): Promise<OrderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.id, orderId), eq(orders.userId, userId)))
+        .limit(1);
+      return row;
+    },
+
+    /** Cancels an unpaid order; true when it was still unpaid. */
+    async cancelAwaiting(orderId: string, userId: string, at: Date): Promise<boolean> {
+      const rows = await db
+        .update(orders)
+        .set({ status: 'cancelled', updatedAt: at })
+        .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, 'awaiting_payment')))
+        .returning({ id: orders.id });
+      return rows.length > 0;
+    },
+
+    /** A service's name, retired or not (receipts name what was bought). */
+    async serviceName(serviceId: string): Promise<string | undefined> {
+      const [row] = await db
+        .select({ name: analysisServices.name })
+        .from(analysisServices)
+        .where(eq(analysisServices.id, serviceId))
+        .limit(1);
+      return row?.name;
+    },
+
+    async findOrder(orderId: string): Promise<OrderRow | undefined> {
+      const [row] = await db.select().from(orders).where(eq(orders.id, orderId)).limit(1);
+      return row;
+    },
+
+    async findPaymentById(id: string): Promise<PaymentRow | undefined> {
+      const [row] = await db.select().from(payments).where(eq(payments.id, id)).limit(1);
+      return row;
+    },
+
+    /** The order's payment still open for paying (one per order, so one order is paid once). */
+    async findOpenOrderPayment(
+      orderId: string,
+      processor: 'sandbox' | 'stripe',
+    ): Promise<PaymentRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(payments)
+        .where(
+          and(
+            eq(payments.orderId, orderId),
+            eq(payments.processor, processor),
+            notInArray(payments.status, ['canceled', 'succeeded']),
+          ),
+        )
+        .orderBy(desc(payments.createdAt))
+        .limit(1);
+      return row;
+    },
+
+    async countOrderPayments(orderId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(payments)
+        .where(eq(payments.orderId, orderId));
+      return row?.n ?? 0;
+    },
+
+    /** Inserts a payment, or answers the one already recorded for the same processor intent. */
+    async insertOrFindPayment(values: typeof payments.$inferInsert): Promise<PaymentRow> {
+      const [row] = await db.insert(payments).values(values).onConflictDoNothing().returning();
+      if (row) return row;
+      const [existing] = await db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.processor, values.processor), eq(payments.intentId, values.intentId)))
+        .limit(1);
+      return existing!;
+    },
+
+    /**
+     * Records a refund the processor made: on the payment (once per refund id) and, for an order,
+     * its move to `refunded`. `refunded` is true only for the call that moved the order (or, for
+     * a payment without order, recorded the refund), so receipt and audit happen once.
+     */
+    async recordRefund(
+      paymentId: string,
+      orderId: string | null,
+      values: { refundId: string; amountCents: number; reason: string; at: Date },
+    ): Promise<{ refunded: boolean }> {
+      return db.transaction(async (tx) => {
+        const paid = await tx
+          .update(payments)
+          .set({
+            refundId: values.refundId,
+            refundedCents: sql`${payments.refundedCents} + ${values.amountCents}`,
+            refundedAt: values.at,
+            updatedAt: values.at,
+          })
+          .where(
+            and(eq(payments.id, paymentId), sql`${payments.refundId} is distinct from ${values.refundId}`),
+          )
+          .returning({ id: payments.id });
+        if (!orderId) return { refunded: paid.length > 0 };
+        const moved = await tx
+          .update(orders)
+          .set({
+            status: 'refunded',
+            refundReason: values.reason,
+            refundedAt: values.at,
+            updatedAt: values.at,
+          })
+          .where(and(eq(orders.id, orderId), inArray(orders.status, REFUNDABLE_STATUSES)))
+          .returning({ id: orders.id });
+        return { refunded: moved.length > 0 };
+      });
+    },
+
+    async insertPayment(values: typeof payments.$inferInsert): Promise<PaymentRow> {
+      const [row] = await db.insert(payments).values(values).returning();
+      return row!;
+    },
+
+    async findPayment(processor: 'sandbox' | 'stripe', intentId: string): Promise<PaymentRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.processor, processor), eq(payments.intentId, intentId)))
+        .limit(1);
+      return row;
+    },
+
+    /** Records what the processor said, unless the payment already succeeded (that is final). */
+    async updatePaymentStatus(
+      id: string,
+      values: { status: string; cardBrand?: string | null; cardLast4?: string | null; updatedAt: Date },
+    ): Promise<void> {
+      await db
+        .update(payments)
+        .set(values)
+        .where(and(eq(payments.id, id), sql`${payments.status} <> 'succeeded'`));
+    },
+
+    /**
+     * The one place a succeeded payment becomes an order, in one transaction: a new purchase is
+     * inserted (unique per payment), an order waiting for payment is moved out of
+     * `awaiting_payment`. `created` is true only for the call that did it, so the receipt and the
+     * audit happen once however many confirmations and webhooks arrive.
+     */
+    async recordPaid(
+      payment: PaymentRow,
+      values: {
+        status: OrderStatusValue;
+        at: Date;
+        cardBrand: string | null;
+        cardLast4: string | null;
+      },
+    ): Promise<{ orderId: string | undefined; created: boolean }> {
+      return db.transaction(async (tx) => {
+        await tx
+          .update(payments)
+          .set({
+            status: 'succeeded',
+            succeededAt: sql`coalesce(${payments.succeededAt}, ${values.at.toISOString()}::timestamptz)`,
+            cardBrand: sql`coalesce(${payments.cardBrand}, ${values.cardBrand})`,
+            cardLast4: sql`coalesce(${payments.cardLast4}, ${values.cardLast4})`,
+            updatedAt: values.at,
+          })
+          .where(eq(payments.id, payment.id));
+        if (payment.orderId) {
+          const moved = await tx
+            .update(orders)
+            .set({ status: values.status, paymentId: payment.id, paidAt: values.at, updatedAt: values.at })
+            .where(
+              and(
+                eq(orders.id, payment.orderId),
+                eq(orders.status, 'awaiting_payment'),
+                isNull(orders.paymentId),
+              ),
+            )
+            .returning({ id: orders.id });
+          if (moved[0]) return { orderId: moved[0].id, created: true };
+        } else {
+          const inserted = await tx
+            .insert(orders)
+            .values({
+              userId: payment.userId,
+              serviceId: payment.serviceId,
+              providerId: payment.providerId,
+              studyId: payment.studyId,
+              costCents: payment.amountCents,
+              status: values.status,
+              paymentId: payment.id,
+              paidAt: values.at,
+              createdAt: values.at,
+              updatedAt: values.at,
+            })
+            .onConflictDoNothing({ target: orders.paymentId })
+            .returning({ id: orders.id });
+          if (inserted[0]) return { orderId: inserted[0].id, created: true };
+        }
+        const [existing] = await tx
+          .select({ id: orders.id })
+          .from(orders)
+          .where(eq(orders.paymentId, payment.id))
+          .limit(1);
+        return { orderId: existing?.id, created: false };
+      });
+    },
+  };
+}
+export type OrdersRepository = ReturnType<typeof createOrdersRepository>;

@@ -1,0 +1,33 @@
+import { humanize } from '@mi/contracts/orders';
+import { Badge } from '@/components/ui/badge';
+import { cn } from '@/lib/utils';
+
+/** Purchased Services: each order state's label and colour. */
+const PURCHASED: Record<string, { label: string; className: string }> = {
+  awaiting_payment: { label: 'Awaiting Payment', className: 'bg-orange-100 text-orange-800' },
+  pending_approval: { label: 'Pending Provider Approval', className: 'bg-yellow-100 text-yellow-800' },
+  pending_data_upload: { label: 'Upload Required Data', className: 'bg-blue-100 text-blue-800' },
+  in_progress: { label: 'In Progress', className: 'bg-purple-100 text-purple-800' },
+  completed: { label: 'Completed', className: 'bg-green-100 text-green-800' },
+  declined: { label: 'Declined', className: 'bg-red-100 text-red-800' },
+  cancelled: { label: 'Cancelled', className: 'bg-slate-200 text-slate-700' },
+  refunded: { label: 'Refunded', className: 'bg-slate-200 text-slate-700' },
+};
+
+export function PurchaseStatusBadge({ status }: { status: string }) {
+  const known = PURCHASED[status];
+  return (
+    <Badge className={cn(known?.className ?? 'bg-muted text-foreground')}>{known?.label ?? status}</Badge>
+  );
+}
+
+/** Transaction History: completed green, pending approval yellow, anything else grey. */
+export function TransactionStatusBadge({ status }: { status: string }) {
+  const className =
+    status === 'completed'
+      ? 'bg-green-100 text-green-800'
+      : status === 'pending_approval'
+        ? 'bg-yellow-100 text-yellow-800'
+        : 'bg-slate-200 text-slate-700';
+  return <Badge className={className}>{humanize(status)}</Badge>;
+}

@@ -1,0 +1,204 @@
+import { formatDollars, type Service } from '@mi/contracts/orders';
+import { useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/components/ui/dialog';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { NativeSelect } from '@/components/ui/native-select';
+import { paths } from '@/config/paths';
+import { useToast } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { formatDate } from '@/lib/format';
+import { useAnalysisStudy } from '../api/get-analysis-study';
+import { useCreateOrder } from '../api/create-order';
+import { useServices } from '../api/get-services';
+
+const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
+
+/** /analysis/services?studyId=: the study's facts and the services to order for it. */
+export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
+  const study = useAnalysisStudy(studyId);
+  const services = useServices();
+  const createOrder = useCreateOrder();
+  const navigate = useNavigate();
+  const { toast } = useToast();
+  const [search, setSearch] = useState('');
+  const [type, setType] = useState('All');
+  const [sort, setSort] = useState<'asc' | 'desc'>('asc');
+  const [ordering, setOrdering] = useState<Service | null>(null);
+  const [providerId, setProviderId] = useState('');
+  const [learning, setLearning] = useState<Service | null>(null);
+
+  const cards = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return (services.data ?? [])
+      .filter(
+        (s) =>
+          (type === 'All' || s.type === type) &&
+          (!q || `${s.name} ${s.description}`.toLowerCase().includes(q)),
+      )
+      .sort((a, b) => (sort === 'asc' ? lowest(a) - lowest(b) : lowest(b) - lowest(a)));
+  }, [services.data, search, type, sort]);
+
+  const info: Array<[string, string]> = study.data
+    ? [
+        ['Study ID', study.data.id],
+        ['Type', study.data.type ?? 'N/A'],
+        ['Date', study.data.date ? formatDate(study.data.date) : 'N/A'],
+        ['Status', study.data.status],
+        ['File type', study.data.fileType],
+        ['File size', `${(study.data.fileSize / 1024 / 1024).toFixed(2)} MB`],
+        ['Patient', study.data.metadata.patient ?? 'N/A'],
+        ['Age', study.data.metadata.age ?? 'N/A'],
+        ['Modality', study.data.metadata.modality ?? 'N/A'],
+        ['Body part', study.data.metadata.bodyPart ?? 'N/A'],
+      ]
+    : [];
+
+  function confirm() {
+    if (!ordering || !studyId) return;
+    createOrder.mutate(
+      { serviceId: ordering.id, providerId: providerId || ordering.providers[0]!.id, studyId },
+      {
+        onSuccess: () => {
+          toast({ title: 'Redirecting to Payment', description: 'Pay for your order on the Billing page.' });
+          setOrdering(null);
+          void navigate(paths.billing);
+        },
+        onError: (err) => toast({ title: 'Error', description: errorMessage(err), variant: 'destructive' }),
+      },
+    );
+  }
+
+  return (
+    <div className="grid gap-4">
+      <Card className="p-4">
+        <h2 className="mb-2 font-semibold">Study</h2>
+        {!studyId && <p className="text-sm text-muted-foreground">Please Select study to proceed</p>}
+        {study.isError && <p className="text-sm text-destructive">Study not found or invalid study ID.</p>}
+        {study.isPending && studyId && <p className="text-sm text-muted-foreground">Loading...</p>}
+        <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
+          {info.map(([k, v]) => (
+            <div key={k} className="flex gap-2">
+              <dt className="text-muted-foreground">{k}:</dt>
+              <dd className="break-all">{v}</dd>
+            </div>
+          ))}
+        </dl>
+      </Card>
+      <div className="flex flex-col gap-2 sm:flex-row">
+        <Input
+          placeholder="Search services..."
+          aria-label="Search services"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          className="sm:max-w-xs"
+        />
+        <NativeSelect
+          aria-label="Type"
+          value={type}
+          onChange={(e) => setType(e.target.value)}
+          className="sm:w-40"
+        >
+          {['All', 'AI', 'Expert', 'Combined'].map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </NativeSelect>
+        <NativeSelect
+          aria-label="Sort by price"
+          value={sort}
+          onChange={(e) => setSort(e.target.value as 'asc' | 'desc')}
+          className="sm:w-48"
+        >
+          <option value="asc">Price: low to high</option>
+          <option value="desc">Price: high to low</option>
+        </NativeSelect>
+      </div>
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+        {cards.map((s) => (
+          <Card key={s.id} className="flex flex-col gap-2 p-4">
+            <div className="flex items-start justify-between gap-2">
+              <h3 className="font-semibold">{s.name}</h3>
+              <Badge variant="outline">{s.type}</Badge>
+            </div>
+            <p className="text-sm text-muted-foreground">{s.description}</p>
+            <p className="text-sm">Processing time: {s.typicalTime}</p>
+            <p className="text-sm">Supported: {s.supportedModalities.join(', ')}</p>
+            <p className="text-lg font-semibold">{formatDollars(lowest(s))}</p>
+            <div className="mt-auto flex gap-2">
+              <Button
+                disabled={!studyId}
+                onClick={() => {
+                  setProviderId(s.providers[0]!.id);
+                  setOrdering(s);
+                }}
+              >
+                Order Now
+              </Button>
+              <Button variant="outline" onClick={() => setLearning(s)}>
+                Learn More
+              </Button>
+            </div>
+          </Card>
+        ))}
+      </div>
+      <Dialog open={ordering !== null} onOpenChange={(o) => !o && setOrdering(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Confirm Purchase</DialogTitle>
+            <DialogDescription>{ordering?.description}</DialogDescription>
+          </DialogHeader>
+          <div className="grid gap-1.5">
+            <Label htmlFor="order-provider">Provider</Label>
+            <NativeSelect
+              id="order-provider"
+              value={providerId}
+              onChange={(e) => setProviderId(e.target.value)}
+            >
+              {ordering?.providers.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {`${p.name} - ${formatDollars(p.price)}`}
+                </option>
+              ))}
+            </NativeSelect>
+          </div>
+          <DialogFooter>
+            <Button variant="outline" onClick={() => setOrdering(null)}>
+              Cancel
+            </Button>
+            <Button onClick={confirm} disabled={createOrder.isPending}>
+              Confirm
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+      <Dialog open={learning !== null} onOpenChange={(o) => !o && setLearning(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>{learning?.name}</DialogTitle>
+            <DialogDescription>{learning?.description}</DialogDescription>
+          </DialogHeader>
+          <p className="text-sm">Turnaround: {learning?.typicalTime}</p>
+          <p className="text-sm font-medium">Required data</p>
+          <ul className="list-disc pl-5 text-sm text-muted-foreground">
+            {learning?.requiredData.map((d) => (
+              <li key={d}>{d}</li>
+            ))}
+          </ul>
+        </DialogContent>
+      </Dialog>
+    </div>
+  );
+}
