@@ -75,6 +75,11 @@ import { createOwnershipService, type OwnershipService } from './modules/sharing
 import { defaultQuotaBytes } from './modules/studies/quota';
 import { createServicesRepository } from './modules/services/services.repository';
 import { createServicesService, type ServicesService } from './modules/services/services.service';
+import { createCatalogueAdminRepository } from './modules/services/catalogue-admin.repository';
+import {
+  createCatalogueAdminService,
+  type CatalogueAdminService,
+} from './modules/services/catalogue-admin.service';
 import { createOrdersRepository } from './modules/orders/orders.repository';
 import { createOrdersService, type OrdersService } from './modules/orders/orders.service';
 import { createFulfilmentRepository } from './modules/fulfilment/fulfilment.repository';
@@ -152,6 +157,8 @@ export interface Services {
   payments: PaymentsPort;
   /** The analysis service catalogue (seeded on first start). */
   analysisServices: ServicesService;
+  /** Admin → Services: the catalogue's services and offers. */
+  catalogueAdmin: CatalogueAdminService;
   /** Orders of analysis services and the payments that pay them. */
   orders: OrdersService;
   /** Professionals' orders, and reports delivered into studies (`reportDelivery.deliverReport`). */
@@ -431,6 +438,12 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const analysisServices = createServicesService({ repo: createServicesRepository(database.db) });
     const seededServices = await analysisServices.ensureCatalogue();
     if (seededServices) log.info({ services: seededServices }, 'analysis service catalogue seeded');
+    const catalogueAdmin = createCatalogueAdminService({
+      repo: createCatalogueAdminRepository(database.db),
+      audit,
+      requireRecentSignIn,
+      now,
+    });
     const payments: PaymentsPort = config.stripe
       ? createStripeProcessor(config.stripe)
       : createSandboxProcessor({
@@ -575,6 +588,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       ownership,
       payments,
       analysisServices,
+      catalogueAdmin,
       orders,
       fulfilment,
       reportDelivery,

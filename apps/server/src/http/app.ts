@@ -28,6 +28,7 @@ import { sharingRoutes } from '../modules/sharing/sharing.routes';
 import { providersRoutes } from '../modules/providers/providers.routes';
 import { providersAdminRoutes } from '../modules/providers/providers-admin.routes';
 import { ownershipRoutes } from '../modules/sharing/ownership.routes';
+import { catalogueAdminRoutes } from '../modules/services/catalogue-admin.routes';
 import { servicesRoutes } from '../modules/services/services.routes';
 import { ordersRoutes } from '../modules/orders/orders.routes';
 import { fulfilmentRoutes } from '../modules/fulfilment/fulfilment.routes';
@@ -162,6 +163,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(ownershipRoutes(services.ownership));
       await api.register(invitationsRoutes(services.invitations));
       await api.register(servicesRoutes(services.analysisServices));
+      await api.register(catalogueAdminRoutes(services.catalogueAdmin));
       await api.register(ordersRoutes(services.orders));
       await api.register(fulfilmentRoutes(services.fulfilment));
       await api.register(paymentsRoutes(services.orders));

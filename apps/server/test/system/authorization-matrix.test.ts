@@ -550,6 +550,34 @@ const MAIN: Record<string, Entry> = {
   },
   'DELETE /api/admin/providers/:id/link': { expect: ADMIN, params: () => ({ id: directory.managed }) },
 
+  // Admin → Services: the catalogue's services and offers (a service of its own, see catalogueFixture).
+  'GET /api/admin/services': { expect: ADMIN },
+  'POST /api/admin/services': {
+    expect: ADMIN,
+    request: (actor) => ({ payload: { ...catalogueFixture.input, name: `Matrix service ${actor}` } }),
+  },
+  'PUT /api/admin/services/:id': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId }),
+    request: () => ({ payload: catalogueFixture.input }),
+  },
+  'POST /api/admin/services/:id/retire': { expect: ADMIN, params: () => ({ id: catalogueFixture.serviceId }) },
+  'POST /api/admin/services/:id/restore': { expect: ADMIN, params: () => ({ id: catalogueFixture.serviceId }) },
+  'POST /api/admin/services/:id/offers': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId }),
+    request: () => ({ payload: { providerId: catalogueFixture.newProviderId, price: 12.5 } }),
+  },
+  'PUT /api/admin/services/:id/offers/:providerId': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId, providerId: catalogueFixture.offerProviderId }),
+    request: () => ({ payload: { price: 99.99 } }),
+  },
+  'POST /api/admin/services/:id/offers/:providerId/retire': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId, providerId: catalogueFixture.offerProviderId }),
+  },
+
   // Analysis services, orders and card payments: only the owner orders for their study; a
   // payment or order of someone else's is the one 404.
   'GET /api/services': { expect: SELF },
@@ -1047,6 +1075,39 @@ beforeAll(async () => {
   helpFixture.png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
     .png()
     .toBuffer();
+});
+
+/** A service of the matrix's own with one offer, so Admin → Services changes touch no other route's. */
+const catalogueFixture = {
+  serviceId: '',
+  offerProviderId: '',
+  newProviderId: '',
+  input: {
+    name: 'Matrix analysis',
+    scope: 'matrix_scope',
+    description: 'Written by the authorization matrix.',
+    typicalTime: '1 day',
+    requiredData: ['DICOM images'],
+    type: 'Expert' as const,
+    supportedModalities: ['CT'],
+  },
+};
+beforeAll(async () => {
+  const meta = { requestId: 'matrix', ip: '127.0.0.1' };
+  const adminActor = { id: fixtures.admin.id, role: 'admin' as const };
+  const others = (await ctx.services.providers.listDirectory({})).filter(
+    (p) => p.id !== directory.managed && p.id !== directory.added,
+  );
+  catalogueFixture.offerProviderId = others[0]!.id;
+  catalogueFixture.newProviderId = others[1]!.id;
+  const created = await ctx.services.catalogueAdmin.create(adminActor, catalogueFixture.input, meta);
+  catalogueFixture.serviceId = created.id;
+  await ctx.services.catalogueAdmin.addOffer(
+    adminActor,
+    created.id,
+    { providerId: catalogueFixture.offerProviderId, price: 10 },
+    meta,
+  );
 });
 
 /** An offer, an unpaid order and an unconfirmed payment of the owner's, for the order and payment routes. */

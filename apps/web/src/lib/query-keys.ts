@@ -80,6 +80,8 @@ export const queryKeys = {
     health: ['/api/admin/health'],
     /** Every directory provider, retired ones included. */
     providers: ['/api/admin/providers'],
+    /** Every analysis service and offer, retired ones included. */
+    services: ['/api/admin/services'],
     professionals: {
       all: ['/api/admin/professionals'],
       byStatus: (status: string) => ['/api/admin/professionals', { status }] as const,

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import dcmjs from 'dcmjs';
 import {
   auditEvents,
   instances,
@@ -12,7 +11,7 @@ import {
   users,
 } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
-import { makeDicom, newPatient, readZip, uid, type Patient } from '../../helpers/studies';
+import { dcm, makeDicom, newPatient, readZip, uid, type Patient } from '../../helpers/studies';
 import { createTestContext, registerUser, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
@@ -200,8 +199,8 @@ describe('an Expert Review order, from acceptance to the delivered report', () =
     const files = await readZip(zip.rawPayload);
     expect(files.size).toBe(3);
     const parsed = [...files.values()]
-      .map((b) => dcmjs.data.DicomMessage.readFile(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)))
-      .map((d) => dcmjs.data.DicomMetaDictionary.naturalizeDataset(d.dict))
+      .map((b) => dcm.data.DicomMessage.readFile(new Uint8Array(b).buffer))
+      .map((d) => dcm.data.DicomMetaDictionary.naturalizeDataset(d.dict))
       .find((d) => d.Modality === 'DOC')!;
     expect(parsed).toMatchObject({
       SOPClassUID: '1.2.840.10008.5.1.4.1.1.104.1',
@@ -209,7 +208,7 @@ describe('an Expert Review order, from acceptance to the delivered report', () =
       MIMETypeOfEncapsulatedDocument: 'application/pdf',
     });
     expect(parsed.SeriesInstanceUID).toMatch(/^2\.25\./);
-    const pdf = Buffer.from(parsed.EncapsulatedDocument[0] as ArrayBuffer);
+    const pdf = Buffer.from((parsed.EncapsulatedDocument as ArrayBuffer[])[0]!);
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
 
     // The patient opens the report; a stranger cannot.

@@ -8,6 +8,7 @@ import { OutboxList } from '@/features/admin/components/outbox-list';
 import { ProfessionalsList } from '@/features/admin/components/professionals-list';
 import { ProvidersAdmin } from '@/features/admin/components/providers-admin';
 import { ReauthProvider } from '@/features/admin/components/reauth-provider';
+import { ServicesAdmin } from '@/features/admin/components/services-admin';
 import { UsersAdmin } from '@/features/admin/components/users-admin';
 
 /** /admin: operator views (admins only; see RequireAdmin). */
@@ -17,7 +18,7 @@ export default function AdminRoute() {
     <ReauthProvider>
       <PageHeader
         title="Administration"
-        description="Accounts, the audit log, health, professional verification, the provider directory, outgoing mail and background jobs"
+        description="Accounts, the audit log, health, professional verification, the provider directory, analysis services, outgoing mail and background jobs"
       />
       <Tabs defaultValue="outbox">
         <TabsList className="h-auto flex-wrap">
@@ -26,6 +27,7 @@ export default function AdminRoute() {
           <TabsTrigger value="health">Health</TabsTrigger>
           <TabsTrigger value="professionals">Professionals</TabsTrigger>
           <TabsTrigger value="providers">Providers</TabsTrigger>
+          <TabsTrigger value="services">Services</TabsTrigger>
           <TabsTrigger value="outbox">Outbox</TabsTrigger>
           <TabsTrigger value="failed-jobs">Failed jobs</TabsTrigger>
           <TabsTrigger value="help-articles">Help articles</TabsTrigger>
@@ -44,6 +46,9 @@ export default function AdminRoute() {
         </TabsContent>
         <TabsContent value="providers">
           <ProvidersAdmin />
+        </TabsContent>
+        <TabsContent value="services">
+          <ServicesAdmin />
         </TabsContent>
         <TabsContent value="outbox">
           <OutboxList />

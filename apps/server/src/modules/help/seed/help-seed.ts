@@ -44,7 +44,7 @@ export const HELP_SEED_ARTICLES: SeedArticle[] = [
       'What you can do here, and the five steps from your first upload to sharing a study with your doctor.',
     category: 'Getting Started',
     featured: true,
-    images: [],
+    images: ['my-studies-menu.webp'],
     content: `
 <p>Medical Imaging keeps your scans (CT, MRI, X-ray, ultrasound and other DICOM studies) in one place, lets you look at them in a full DICOM viewer, and lets you share them with the doctors you trust.</p>
 <h2>Your first study in five steps</h2>
@@ -55,6 +55,7 @@ export const HELP_SEED_ARTICLES: SeedArticle[] = [
 <li><strong>View it.</strong> Choose <strong>More actions → View</strong>. The viewer opens in a new tab.</li>
 <li><strong>Share it.</strong> Turn on <strong>Share Medical Records</strong> under <strong>Settings → Privacy &amp; Sharing</strong>, then use <strong>Share</strong> on the study's row.</li>
 </ol>
+${img('my-studies-menu.webp', "A study's row in My Studies with its More actions menu open: View, Download, Transfer Ownership and Access &amp; activity")}
 <h2>Finding your way around</h2>
 <ul>
 <li>The <strong>sidebar</strong> leads to the Dashboard, My Studies, services, Healthcare Providers, Billing and Settings.</li>
@@ -172,7 +173,7 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
       'Get a ZIP copy of your study with its original DICOM files, for a disc, another viewer or your own records.',
     category: 'Viewing & Downloading',
     featured: false,
-    images: [],
+    images: ['my-studies-menu.webp'],
     content: `
 <p>You can download any study you own:</p>
 <ol>
@@ -180,6 +181,7 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
 <li>On the study's row open <strong>More actions</strong> (the three dots) and choose <strong>Download</strong>.</li>
 <li>While the archive is prepared you see <em>Preparing download, please wait...</em>, then <strong>Downloading Study</strong>.</li>
 </ol>
+${img('my-studies-menu.webp', 'The More actions menu (three dots) on a study in My Studies, with Download second in the list')}
 <p>The file is named <code>study-&lt;id&gt;.zip</code>. Inside, each series has its own folder, numbered and named after its modality (for example <code>001_CT</code>), holding the original DICOM files in viewing order. Any DICOM viewer or PACS can read them. Downloading the same study again gives exactly the same file.</p>
 <p>Studies shared with you cannot be downloaded: the owner decides who keeps a copy. Ask the owner to transfer the study to you if you need it (see <em>Transferring ownership of a study</em>).</p>`,
   },
@@ -190,16 +192,18 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
       'Share by email or with a provider from your network, see who has access, and take it back at any time.',
     category: 'Sharing & Providers',
     featured: true,
-    images: [],
+    images: ['privacy-sharing.webp', 'share-study.webp'],
     content: `
 <h2>Before you share</h2>
 <p>Sharing is off for new accounts. Turn on <strong>Share Medical Records</strong> under <strong>Settings → Privacy &amp; Sharing</strong>. Until then the Share Study dialog explains why it cannot share.</p>
+${img('privacy-sharing.webp', 'Settings, Privacy &amp; Sharing tab: the Share Medical Records switch turned on, above Two-Factor Authentication')}
 <h2>Sharing</h2>
 <ol>
 <li>In <strong>My Studies</strong> press <strong>Share</strong> on the study's row.</li>
 <li>Type an email address, or start typing to pick one of your providers from the list.</li>
 <li>Add as many recipients as you need; each becomes a chip. Press <strong>Share Study</strong>.</li>
 </ol>
+${img('share-study.webp', 'The Share Study dialog: a new recipient added as a chip above the Email field, and Currently Shared With listing a doctor with the date and a Revoke Access button')}
 <p>The recipient is notified. Someone with an account sees the study under <strong>My Studies → Shared Studies</strong> once their email address is confirmed; someone without an account receives an invitation to sign up. Emails never mention the patient or the study's contents.</p>
 <h2>What a recipient can do</h2>
 <p>A recipient can <strong>view</strong> the study and <strong>request ownership</strong>. They cannot download, delete, share it further or transfer it. You are told the first time each recipient opens it.</p>
@@ -282,7 +286,7 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
       'Only you and the people you share with. How Share Medical Records works and how to check every access.',
     category: 'Privacy & Storage',
     featured: true,
-    images: [],
+    images: ['privacy-sharing.webp', 'access-activity.webp'],
     content: `
 <p>A study you upload is yours. Nobody else can open it, find it or learn that it exists, unless you share it.</p>
 <ul>
@@ -292,8 +296,10 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
 </ul>
 <h2>Share Medical Records</h2>
 <p>This switch under <strong>Settings → Privacy &amp; Sharing</strong> is your consent to sharing. It is off for new accounts. While it is off nobody can be given access, and everyone you shared with loses access until you turn it on again; your shares are kept. The <strong>Consent Management</strong> tab shows when you accepted the terms and since when you consent to sharing.</p>
+${img('privacy-sharing.webp', 'Settings, Privacy &amp; Sharing tab with the Share Medical Records switch turned on')}
 <h2>Access &amp; activity</h2>
 <p>For any study you own, choose <strong>More actions → Access &amp; activity</strong>. It shows who can open the study now, whether each person has opened it or is still waiting to sign up, and every open, download, share, revocation and ownership change, newest first.</p>
+${img('access-activity.webp', 'The Access &amp; activity dialog of a study: one doctor who can open it, waiting for sign-up and not opened yet, and the sharing listed under Activity')}
 <p>Every access to medical data is also written to a permanent audit log. Notifications and emails never contain patient names or study descriptions.</p>`,
   },
   {
@@ -303,7 +309,7 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
       'Invite someone to the platform, or give clinics a link, QR code or website widget to upload studies straight into your account.',
     category: 'Sharing & Providers',
     featured: false,
-    images: [],
+    images: ['share-embed-qr.webp'],
     content: `
 <h2>Invite User</h2>
 <p>From the user menu choose <strong>Invite User</strong> and enter an email address; we send them an invitation to join. You can send up to 20 invitations an hour.</p>
@@ -314,6 +320,7 @@ ${img('upload.webp', 'The upload page with its four tiles: Select Files, Select 
 <li><strong>Embeddable Widget</strong>, a button, banner, badge or card for your website, in the style and colours you choose. Copy its HTML into your page.</li>
 <li><strong>Direct URL</strong>, to paste into an email or message.</li>
 </ul>
+${img('share-embed-qr.webp', 'The Share &amp; Embed page on its QR Code tab: the QR code of your upload link with Copy Image and Download PNG buttons')}
 <p>Whoever opens the link and signs in gets a simple upload page that says the files will be sent to you. The studies they upload become <strong>yours</strong>, count against your storage, and the sender gets no access to them. You are notified <em>New study uploaded for you</em> when one is processed.</p>
 <p>A link works for 30 days. If it has been passed around too widely, choose <strong>Revoke and create a new link</strong> under Direct URL: the old link, its QR code and widgets stop working at once.</p>`,
   },

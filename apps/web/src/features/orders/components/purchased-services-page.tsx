@@ -1,5 +1,5 @@
 import { humanize, type Purchase } from '@mi/contracts/orders';
-import { ChevronsUpDown, Upload } from 'lucide-react';
+import { ChevronsUpDown, FileText, Upload } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { Card } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
@@ -166,7 +166,21 @@ export function PurchasedServicesPage({ userId }: { userId: string }) {
                 <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
                 <td className="px-3 py-2">{p.provider.name}</td>
                 <td className="px-3 py-2">
-                  <PurchaseStatusBadge status={p.orderStatus} />
+                  <span className="inline-flex flex-wrap items-center gap-2">
+                    <PurchaseStatusBadge status={p.orderStatus} />
+                    {p.orderStatus === 'completed' && (
+                      // The report as a PDF (it is also a series of the study, in the viewer and download).
+                      <a
+                        href={`/api/orders/${encodeURIComponent(p.id)}/report`}
+                        target="_blank"
+                        rel="noopener noreferrer"
+                        className="inline-flex items-center gap-1 text-primary underline-offset-4 hover:underline"
+                      >
+                        <FileText className="size-4" aria-hidden="true" />
+                        Open report
+                      </a>
+                    )}
+                  </span>
                 </td>
               </tr>
             ))}

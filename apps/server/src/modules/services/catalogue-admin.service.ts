@@ -1,0 +1,253 @@
+import {
+  priceToCents,
+  type AdminOffer,
+  type AdminService,
+  type OfferInput,
+  type ServiceInput,
+} from '@mi/contracts/catalogue-admin';
+import { AppError } from '../../http/app-error';
+import type { RecentSignInRule } from '../admin/recent-sign-in';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { RequestMeta } from '../auth/auth.service';
+import type { UserRow } from '../users/users.repository';
+import type { AdminOfferRow, CatalogueAdminRepository } from './catalogue-admin.repository';
+import type { AnalysisServiceRow } from './services.repository';
+import { toDollars } from './services.service';
+
+/** Who makes a change (the audit trail names them). */
+type Actor = Pick<UserRow, 'id' | 'role'>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const SERVICE_NOT_FOUND = 'Service not found.';
+export const OFFER_NOT_FOUND = 'This provider does not offer this service.';
+const NAME_TAKEN = 'Another service already has this name.';
+
+function toAdminOffer(o: AdminOfferRow): AdminOffer {
+  return {
+    providerId: o.providerId,
+    providerName: o.providerName,
+    providerRetired: o.providerRetiredAt !== null,
+    price: toDollars(o.priceCents),
+    retiredAt: o.retiredAt?.toISOString() ?? null,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+function toAdminService(s: AnalysisServiceRow, offers: AdminOfferRow[]): AdminService {
+  return {
+    id: s.id,
+    name: s.name,
+    scope: s.scope,
+    description: s.description,
+    typicalTime: s.typicalTime,
+    requiredData: s.requiredData,
+    type: s.type,
+    supportedModalities: s.supportedModalities,
+    retiredAt: s.retiredAt?.toISOString() ?? null,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    offers: offers.filter((o) => o.serviceId === s.id).map(toAdminOffer),
+  };
+}
+
+/** The columns of a service from the admin form: texts trimmed, empty list items dropped. */
+function toColumns(input: ServiceInput) {
+  const list = (items: string[]) => [...new Set(items.map((i) => i.trim()).filter(Boolean))];
+  return {
+    name: input.name.trim(),
+    scope: input.scope.trim(),
+    description: input.description.trim(),
+    typicalTime: input.typicalTime.trim(),
+    requiredData: list(input.requiredData),
+    type: input.type,
+    supportedModalities: list(input.supportedModalities),
+  };
+}
+
+export interface CatalogueAdminDeps {
+  repo: CatalogueAdminRepository;
+  audit: AuditRecorder;
+  /** The recent sign-in rule of every admin change (modules/admin/recent-sign-in.ts). */
+  requireRecentSignIn: RecentSignInRule;
+  now: () => Date;
+}
+
+/**
+ * Admin → Services: create, edit, retire and restore analysis services, and add, re-price and
+ * retire the providers' offers. Nothing is deleted: orders point at services and providers, and
+ * each order keeps the cost it was made at, so a re-price only reaches orders made afterwards.
+ * Retired services and offers leave GET /api/services (services.repository.ts, `liveOffer`).
+ */
+export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
+  const { repo } = deps;
+
+  const audit = (
+    admin: Actor,
+    action: string,
+    serviceId: string,
+    meta: RequestMeta,
+    details?: Record<string, unknown>,
+  ) =>
+    deps.audit({
+      actorId: admin.id,
+      actorRole: admin.role,
+      action,
+      outcome: 'success',
+      targetType: 'service',
+      targetId: serviceId,
+      requestId: meta.requestId,
+      ip: meta.ip,
+      details,
+    });
+
+  async function requireService(id: string): Promise<AnalysisServiceRow> {
+    const found = UUID.test(id) ? await repo.findService(id) : undefined;
+    if (!found) throw new AppError('NOT_FOUND', SERVICE_NOT_FOUND);
+    return found;
+  }
+
+  async function view(id: string): Promise<AdminService> {
+    const service = await requireService(id);
+    return toAdminService(service, await repo.listOffers(id));
+  }
+
+  async function requireFreeName(name: string, exceptId?: string): Promise<void> {
+    const other = await repo.findServiceByName(name.trim());
+    if (other && other.id !== exceptId) throw new AppError('CONFLICT', NAME_TAKEN);
+  }
+
+  async function requireOffer(serviceId: string, providerId: string) {
+    await requireService(serviceId);
+    const offer = UUID.test(providerId) ? await repo.findOffer(serviceId, providerId) : undefined;
+    if (!offer) throw new AppError('NOT_FOUND', OFFER_NOT_FOUND);
+    return offer;
+  }
+
+  return {
+    /** Admin changes need a recent sign-in, like every admin change. */
+    requireRecentSignIn: deps.requireRecentSignIn,
+
+    async list(): Promise<AdminService[]> {
+      const [services, offers] = await Promise.all([repo.listServices(), repo.listOffers()]);
+      return services.map((s) => toAdminService(s, offers));
+    },
+
+    /** A new service starts without offers, so it is not shown to users until one is added. */
+    async create(admin: Actor, input: ServiceInput, meta: RequestMeta): Promise<AdminService> {
+      await requireFreeName(input.name);
+      const at = deps.now();
+      const created = await repo.insertService({
+        ...toColumns(input),
+        sortOrder: await repo.nextSortOrder(),
+        createdAt: at,
+        updatedAt: at,
+      });
+      // Another admin saved the same name a moment ago.
+      if (!created) throw new AppError('CONFLICT', NAME_TAKEN);
+      await audit(admin, 'service.create', created.id, meta, { name: created.name });
+      return view(created.id);
+    },
+
+    async update(admin: Actor, id: string, input: ServiceInput, meta: RequestMeta): Promise<AdminService> {
+      const before = await requireService(id);
+      await requireFreeName(input.name, id);
+      const columns = toColumns(input);
+      try {
+        await repo.updateService(id, { ...columns, updatedAt: deps.now() });
+      } catch (err) {
+        // The unique name index: another admin renamed a service to this name meanwhile.
+        if ((await repo.findServiceByName(columns.name))?.id !== id)
+          throw new AppError('CONFLICT', NAME_TAKEN);
+        throw err;
+      }
+      const changed = (Object.keys(columns) as Array<keyof typeof columns>).filter(
+        (k) => JSON.stringify(before[k]) !== JSON.stringify(columns[k]),
+      );
+      await audit(admin, 'service.update', id, meta, { fields: changed });
+      return view(id);
+    },
+
+    /** No longer offered; orders already made for it go on as before. */
+    async retire(admin: Actor, id: string, meta: RequestMeta): Promise<AdminService> {
+      const found = await requireService(id);
+      if (!found.retiredAt) {
+        const at = deps.now();
+        await repo.updateService(id, { retiredAt: at, updatedAt: at });
+        await audit(admin, 'service.retire', id, meta);
+      }
+      return view(id);
+    },
+
+    async restore(admin: Actor, id: string, meta: RequestMeta): Promise<AdminService> {
+      const found = await requireService(id);
+      if (found.retiredAt) {
+        await repo.updateService(id, { retiredAt: null, updatedAt: deps.now() });
+        await audit(admin, 'service.restore', id, meta);
+      }
+      return view(id);
+    },
+
+    /**
+     * A directory provider offers the service at a price. Adding a retired offer again brings it
+     * back at the new price; a live one is a conflict (re-price it instead).
+     */
+    async addOffer(admin: Actor, id: string, input: OfferInput, meta: RequestMeta): Promise<AdminService> {
+      await requireService(id);
+      const provider = await repo.findDirectoryProvider(input.providerId);
+      if (!provider) throw new AppError('UNPROCESSABLE', 'Choose a provider of the directory.');
+      if (provider.retiredAt)
+        throw new AppError('UNPROCESSABLE', 'This provider is retired. Restore it under Providers first.');
+      const existing = await repo.findOffer(id, provider.id);
+      if (existing && !existing.retiredAt)
+        throw new AppError(
+          'CONFLICT',
+          `${provider.name} already offers this service. Change its price instead.`,
+        );
+      const priceCents = priceToCents(input.price);
+      await repo.upsertOffer(id, provider.id, priceCents, deps.now());
+      await audit(admin, existing ? 'service.offer_restore' : 'service.offer_add', id, meta, {
+        providerId: provider.id,
+        priceCents,
+      });
+      return view(id);
+    },
+
+    /** A new price for orders made from now on; existing orders keep theirs. */
+    async repriceOffer(
+      admin: Actor,
+      id: string,
+      providerId: string,
+      price: number,
+      meta: RequestMeta,
+    ): Promise<AdminService> {
+      const offer = await requireOffer(id, providerId);
+      const priceCents = priceToCents(price);
+      if (offer.priceCents !== priceCents) {
+        await repo.updateOffer(id, offer.providerId, { priceCents, updatedAt: deps.now() });
+        await audit(admin, 'service.offer_reprice', id, meta, {
+          providerId: offer.providerId,
+          from: offer.priceCents,
+          to: priceCents,
+        });
+      }
+      return view(id);
+    },
+
+    async retireOffer(
+      admin: Actor,
+      id: string,
+      providerId: string,
+      meta: RequestMeta,
+    ): Promise<AdminService> {
+      const offer = await requireOffer(id, providerId);
+      if (!offer.retiredAt) {
+        const at = deps.now();
+        await repo.updateOffer(id, offer.providerId, { retiredAt: at, updatedAt: at });
+        await audit(admin, 'service.offer_retire', id, meta, { providerId: offer.providerId });
+      }
+      return view(id);
+    },
+  };
+}
+export type CatalogueAdminService = ReturnType<typeof createCatalogueAdminService>;

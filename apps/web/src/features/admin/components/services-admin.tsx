@@ -1,0 +1,540 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import {
+  offerInputSchema,
+  offerPriceSchema,
+  serviceInputSchema,
+  type AdminOffer,
+  type AdminService,
+  type OfferInput,
+  type OfferPrice,
+  type ServiceInput,
+} from '@mi/contracts/catalogue-admin';
+import { formatDollars, humanize, serviceTypeSchema } from '@mi/contracts/orders';
+import { Archive, ArchiveRestore, FlaskConical, Pencil, Plus, RefreshCw, Tags } from 'lucide-react';
+import { useId, useState, type ReactNode } from 'react';
+import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
+import { z } from 'zod';
+import { EmptyState } from '@/components/empty-state';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/components/ui/dialog';
+import { FieldError } from '@/components/ui/field-error';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { NativeSelect } from '@/components/ui/native-select';
+import { Textarea } from '@/components/ui/textarea';
+import { toast, toastError } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
+import { cn } from '@/lib/utils';
+import { useAdminProviders } from '../api/admin-providers';
+import { useAdminServices, useChangeService, type ServiceChange } from '../api/admin-services';
+import { QueryState } from './query-state';
+
+// The server's schema, with the two lists typed as text: required data one item a line,
+// modalities comma-separated.
+const serviceFormSchema = serviceInputSchema.omit({ requiredData: true, supportedModalities: true }).extend({
+  requiredData: z.string().max(4000),
+  supportedModalities: z.string().trim().min(1, 'Name at least one modality').max(800),
+});
+type ServiceFormValues = z.infer<typeof serviceFormSchema>;
+
+const EMPTY_FORM: ServiceFormValues = {
+  name: '',
+  scope: '',
+  description: '',
+  typicalTime: '',
+  requiredData: '',
+  type: 'Expert',
+  supportedModalities: '',
+};
+
+const split = (text: string, by: RegExp) =>
+  text
+    .split(by)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function toForm(s: AdminService): ServiceFormValues {
+  return {
+    name: s.name,
+    scope: s.scope,
+    description: s.description,
+    typicalTime: s.typicalTime,
+    requiredData: s.requiredData.join('\n'),
+    type: s.type,
+    supportedModalities: s.supportedModalities.join(', '),
+  };
+}
+
+function toInput(values: ServiceFormValues): ServiceInput {
+  return {
+    ...values,
+    requiredData: split(values.requiredData, /\n/),
+    supportedModalities: split(values.supportedModalities, /,/),
+  };
+}
+
+/** '$49.99' or '$49.99 – $54.99' over the live offers; 'No live offers' otherwise. */
+function priceRange(offers: AdminOffer[]): string {
+  const prices = offers.filter((o) => !o.retiredAt && !o.providerRetired).map((o) => o.price);
+  if (prices.length === 0) return 'No live offers';
+  const min = Math.min(...prices);
+  const max = Math.max(...prices);
+  return min === max ? formatDollars(min) : `${formatDollars(min)} – ${formatDollars(max)}`;
+}
+
+/** Admin → Services: the analysis services users buy, and the providers offering them at a price. */
+export function ServicesAdmin() {
+  const services = useAdminServices();
+  const change = useChangeService();
+  const [editing, setEditing] = useState<AdminService | 'new' | null>(null);
+  const [offersOf, setOffersOf] = useState<string | null>(null);
+  const list = services.data ?? [];
+
+  const act = (c: ServiceChange, title: string) =>
+    change.mutate(c, {
+      onSuccess: (res) => toast({ title, description: res.data.name }),
+      onError: (err) => toastError(errorMessage(err)),
+    });
+
+  return (
+    <Card>
+      <CardHeader className="flex-row flex-wrap items-end justify-between gap-3 space-y-0">
+        <div>
+          <CardTitle>Services</CardTitle>
+          <CardDescription>
+            The analysis services users order under Available Services. A service is shown once a provider
+            offers it; a new price applies to new orders only.
+          </CardDescription>
+        </div>
+        <div className="flex gap-2">
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-10"
+            onClick={() => services.refetch()}
+            disabled={services.isFetching}
+          >
+            <RefreshCw aria-hidden="true" className={cn(services.isFetching && 'animate-spin')} /> Refresh
+          </Button>
+          <Button size="sm" className="h-10" onClick={() => setEditing('new')}>
+            <Plus aria-hidden="true" /> New Service
+          </Button>
+        </div>
+      </CardHeader>
+      <CardContent>
+        <QueryState
+          isPending={services.isPending}
+          error={services.error}
+          onRetry={() => services.refetch()}
+        />
+        {services.isSuccess && list.length === 0 && (
+          <EmptyState icon={FlaskConical} title="No services">
+            Add the first analysis service.
+          </EmptyState>
+        )}
+        {list.length > 0 && (
+          <div className="overflow-x-auto rounded-md border">
+            <table className="w-full text-sm" aria-label="Analysis services">
+              <thead className="bg-muted/50 text-left text-xs text-muted-foreground">
+                <tr>
+                  <th className="p-2 font-medium">Service</th>
+                  <th className="hidden p-2 font-medium md:table-cell">Type</th>
+                  <th className="hidden p-2 font-medium lg:table-cell">Typical time</th>
+                  <th className="p-2 font-medium">Price</th>
+                  <th className="p-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((s) => (
+                  <tr key={s.id} className={cn('border-t align-top', s.retiredAt && 'bg-muted/40')}>
+                    <td className="p-2">
+                      <div className="flex flex-wrap items-center gap-2 font-medium">
+                        {s.name}
+                        {s.retiredAt && <Badge variant="outline">Retired</Badge>}
+                      </div>
+                      <div className="text-xs text-muted-foreground">
+                        {humanize(s.scope)} · {s.supportedModalities.join(', ')}
+                      </div>
+                    </td>
+                    <td className="hidden p-2 md:table-cell">
+                      <Badge variant="secondary">{s.type}</Badge>
+                    </td>
+                    <td className="hidden p-2 lg:table-cell">{s.typicalTime}</td>
+                    <td className="p-2">
+                      <div>{priceRange(s.offers)}</div>
+                      <div className="text-xs text-muted-foreground">
+                        {s.offers.filter((o) => !o.retiredAt).length} of {s.offers.length} offers live
+                      </div>
+                    </td>
+                    <td className="p-2">
+                      <div className="flex flex-wrap justify-end gap-2">
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          onClick={() => setEditing(s)}
+                          aria-label={`Edit ${s.name}`}
+                        >
+                          <Pencil aria-hidden="true" /> Edit
+                        </Button>
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          onClick={() => setOffersOf(s.id)}
+                          aria-label={`Offers of ${s.name}`}
+                        >
+                          <Tags aria-hidden="true" /> Offers
+                        </Button>
+                        {s.retiredAt ? (
+                          <Button
+                            size="sm"
+                            variant="outline"
+                            disabled={change.isPending}
+                            onClick={() => act({ kind: 'restore', id: s.id }, 'Service restored')}
+                            aria-label={`Restore ${s.name}`}
+                          >
+                            <ArchiveRestore aria-hidden="true" /> Restore
+                          </Button>
+                        ) : (
+                          <Button
+                            size="sm"
+                            variant="outline"
+                            className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+                            disabled={change.isPending}
+                            onClick={() => act({ kind: 'retire', id: s.id }, 'Service retired')}
+                            aria-label={`Retire ${s.name}`}
+                          >
+                            <Archive aria-hidden="true" /> Retire
+                          </Button>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </CardContent>
+      <ServiceFormDialog
+        key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
+        service={editing}
+        onClose={() => setEditing(null)}
+      />
+      <OffersDialog service={list.find((s) => s.id === offersOf) ?? null} onClose={() => setOffersOf(null)} />
+    </Card>
+  );
+}
+
+function Field({
+  label,
+  error,
+  className,
+  children,
+}: {
+  label: string;
+  error?: FormFieldError;
+  className?: string;
+  children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className={cn('grid gap-1.5', className)}>
+      <Label htmlFor={id}>{label}</Label>
+      {children({
+        id,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': error ? `${id}-error` : undefined,
+      })}
+      <FieldError id={`${id}-error`} message={error?.message} />
+    </div>
+  );
+}
+
+function ServiceFormDialog({
+  service,
+  onClose,
+}: {
+  service: AdminService | 'new' | null;
+  onClose: () => void;
+}) {
+  const change = useChangeService();
+  const isNew = service === 'new';
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<ServiceFormValues>({
+    resolver: zodResolver(serviceFormSchema),
+    defaultValues: service && service !== 'new' ? toForm(service) : EMPTY_FORM,
+  });
+
+  const onSubmit = (values: ServiceFormValues) => {
+    if (!service) return;
+    const input = toInput(values);
+    change.mutate(service === 'new' ? { kind: 'create', input } : { kind: 'update', id: service.id, input }, {
+      onSuccess: (res) => {
+        toast({
+          title: service === 'new' ? 'Service created' : 'Service updated',
+          description: res.data.name,
+        });
+        onClose();
+      },
+      onError: (err) => toastError(errorMessage(err)),
+    });
+  };
+
+  return (
+    <Dialog open={service !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent className="max-w-2xl">
+        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <DialogHeader>
+            <DialogTitle>{isNew ? 'New Service' : 'Edit Service'}</DialogTitle>
+            <DialogDescription>
+              Shown to users under Available Services and Analysis services. Prices are set per provider under
+              Offers.
+            </DialogDescription>
+          </DialogHeader>
+          <div className="grid gap-3 sm:grid-cols-2">
+            <Field label="Name" error={errors.name}>
+              {(a) => <Input {...a} {...register('name')} />}
+            </Field>
+            <Field label="Scope (e.g. expert_review)" error={errors.scope}>
+              {(a) => <Input {...a} {...register('scope')} />}
+            </Field>
+            <Field label="Type" error={errors.type}>
+              {(a) => (
+                <NativeSelect {...a} {...register('type')}>
+                  {serviceTypeSchema.options.map((t) => (
+                    <option key={t} value={t}>
+                      {t}
+                    </option>
+                  ))}
+                </NativeSelect>
+              )}
+            </Field>
+            <Field label="Typical time (e.g. 24-48 hours)" error={errors.typicalTime}>
+              {(a) => <Input {...a} {...register('typicalTime')} />}
+            </Field>
+            <Field label="Description" error={errors.description} className="sm:col-span-2">
+              {(a) => <Textarea {...a} rows={3} {...register('description')} />}
+            </Field>
+            <Field
+              label="Required data (one item a line)"
+              error={errors.requiredData}
+              className="sm:col-span-2"
+            >
+              {(a) => <Textarea {...a} rows={3} {...register('requiredData')} />}
+            </Field>
+            <Field
+              label="Supported modalities (comma-separated, e.g. X-Ray, CT, MRI)"
+              error={errors.supportedModalities}
+              className="sm:col-span-2"
+            >
+              {(a) => <Input {...a} {...register('supportedModalities')} />}
+            </Field>
+          </div>
+          <DialogFooter>
+            <Button type="button" variant="outline" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={change.isPending}>
+              {isNew ? 'Create Service' : 'Save Changes'}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** The providers offering a service: re-price or retire each, add another. */
+function OffersDialog({ service, onClose }: { service: AdminService | null; onClose: () => void }) {
+  const change = useChangeService();
+  return (
+    <Dialog open={service !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent className="max-w-2xl">
+        <DialogHeader>
+          <DialogTitle>Offers: {service?.name}</DialogTitle>
+          <DialogDescription>
+            Each provider's price in dollars. A new price applies to new orders only; orders already made keep
+            theirs.
+          </DialogDescription>
+        </DialogHeader>
+        {service && (
+          <>
+            {service.offers.length === 0 ? (
+              <p className="text-sm text-muted-foreground">No provider offers this service yet.</p>
+            ) : (
+              <ul className="grid gap-2" aria-label="Offers">
+                {service.offers.map((o) => (
+                  <li
+                    key={o.providerId}
+                    aria-label={o.providerName}
+                    className={cn('grid gap-2 rounded-md border p-3', o.retiredAt && 'bg-muted/40')}
+                  >
+                    <div className="flex flex-wrap items-center gap-2">
+                      <span className="font-medium">{o.providerName}</span>
+                      <span className="text-sm">{formatDollars(o.price)}</span>
+                      {o.retiredAt && <Badge variant="outline">Retired</Badge>}
+                      {o.providerRetired && <Badge variant="outline">Provider retired</Badge>}
+                    </div>
+                    {!o.retiredAt && (
+                      <div className="flex flex-wrap items-start gap-2">
+                        <RepriceForm key={`${o.providerId}-${o.price}`} serviceId={service.id} offer={o} />
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          className="h-10 text-destructive hover:bg-destructive/10 hover:text-destructive"
+                          disabled={change.isPending}
+                          aria-label={`Retire offer of ${o.providerName}`}
+                          onClick={() =>
+                            change.mutate(
+                              { kind: 'retire-offer', id: service.id, providerId: o.providerId },
+                              {
+                                onSuccess: () =>
+                                  toast({ title: 'Offer retired', description: o.providerName }),
+                                onError: (err) => toastError(errorMessage(err)),
+                              },
+                            )
+                          }
+                        >
+                          <Archive aria-hidden="true" /> Retire
+                        </Button>
+                      </div>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <AddOfferForm service={service} />
+          </>
+        )}
+        <DialogFooter>
+          <Button type="button" variant="outline" onClick={onClose}>
+            Close
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function RepriceForm({ serviceId, offer }: { serviceId: string; offer: AdminOffer }) {
+  const id = useId();
+  const change = useChangeService();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<OfferPrice>({ resolver: zodResolver(offerPriceSchema), defaultValues: { price: offer.price } });
+  const onSubmit = ({ price }: OfferPrice) =>
+    change.mutate(
+      { kind: 'reprice', id: serviceId, providerId: offer.providerId, price },
+      {
+        onSuccess: () =>
+          toast({ title: 'Price updated', description: `${offer.providerName}: ${formatDollars(price)}` }),
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
+  const error = errors.price?.message;
+  return (
+    <form onSubmit={handleSubmit(onSubmit)} className="flex flex-wrap items-start gap-2" noValidate>
+      <div className="grid gap-1">
+        <Label htmlFor={id} className="sr-only">
+          New price of {offer.providerName} (dollars)
+        </Label>
+        <Input
+          id={id}
+          type="number"
+          step="0.01"
+          min="0.01"
+          className="w-32"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+          {...register('price', { valueAsNumber: true })}
+        />
+        <FieldError id={`${id}-error`} message={error} />
+      </div>
+      <Button type="submit" size="sm" className="h-10" disabled={change.isPending}>
+        Re-price
+      </Button>
+    </form>
+  );
+}
+
+function AddOfferForm({ service }: { service: AdminService }) {
+  const change = useChangeService();
+  const providers = useAdminProviders();
+  const live = new Set(service.offers.filter((o) => !o.retiredAt).map((o) => o.providerId));
+  const choices = (providers.data ?? []).filter((p) => !p.retiredAt && !live.has(p.id));
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors },
+  } = useForm<OfferInput>({
+    resolver: zodResolver(offerInputSchema),
+    defaultValues: { providerId: '', price: undefined },
+  });
+  const onSubmit = (values: OfferInput) =>
+    change.mutate(
+      { kind: 'add-offer', id: service.id, ...values },
+      {
+        onSuccess: () => {
+          toast({ title: 'Offer added', description: formatDollars(values.price) });
+          reset({ providerId: '', price: undefined });
+        },
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
+  return (
+    <form
+      onSubmit={handleSubmit(onSubmit)}
+      className="grid gap-3 rounded-md border border-dashed p-3 sm:grid-cols-[1fr_10rem_auto] sm:items-start"
+      aria-label="Add an offer"
+      noValidate
+    >
+      <Field
+        label="Provider"
+        error={errors.providerId ? { type: 'x', message: 'Choose a provider' } : undefined}
+      >
+        {(a) => (
+          <NativeSelect {...a} {...register('providerId')}>
+            <option value="">Choose a provider…</option>
+            {choices.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+                {p.specialty ? ` (${p.specialty})` : ''}
+              </option>
+            ))}
+          </NativeSelect>
+        )}
+      </Field>
+      <Field label="Price (dollars)" error={errors.price}>
+        {(a) => (
+          <Input
+            {...a}
+            type="number"
+            step="0.01"
+            min="0.01"
+            {...register('price', { valueAsNumber: true })}
+          />
+        )}
+      </Field>
+      <Button type="submit" className="sm:mt-6" disabled={change.isPending}>
+        <Plus aria-hidden="true" /> Add Offer
+      </Button>
+    </form>
+  );
+}
