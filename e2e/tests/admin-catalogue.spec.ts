@@ -33,7 +33,9 @@ test('an admin creates a service, offers it, re-prices the offer and retires the
   await form.getByLabel('Required data (one item a line)').fill('Spine MRI series\nPrevious report, if any');
   await form.getByLabel(/Supported modalities/).fill('MRI');
   await form.getByRole('button', { name: 'Create Service' }).click();
-  await expect(form.getByText('Use lowercase letters, digits and underscores (e.g. ai_analysis)')).toBeVisible();
+  await expect(
+    form.getByText('Use lowercase letters, digits and underscores (e.g. ai_analysis)'),
+  ).toBeVisible();
   await form.getByLabel('Scope (e.g. expert_review)').fill('spine_imaging');
   await form.getByRole('button', { name: 'Create Service' }).click();
   await expect(page.getByText('Service created', { exact: true })).toBeVisible();
@@ -59,7 +61,9 @@ test('an admin creates a service, offers it, re-prices the offer and retires the
   await expect(offer).toContainText('$149.50');
 
   let catalogue = (await (await page.request.get('/api/services')).json()) as ServiceDto[];
-  expect(catalogue.find((s) => s.name === name)?.providers).toMatchObject([{ name: providerName, price: 149.5 }]);
+  expect(catalogue.find((s) => s.name === name)?.providers).toMatchObject([
+    { name: providerName, price: 149.5 },
+  ]);
 
   // Re-price.
   await offer.getByLabel(`New price of ${providerName} (dollars)`).fill('129.99');

@@ -26,6 +26,7 @@ export const HELP_CATEGORIES = [
   'Sharing & Providers',
   'Account & Security',
   'Privacy & Storage',
+  'Analyses & Billing',
 ] as const;
 
 export const helpArticleSchema = z.object({

@@ -561,8 +561,14 @@ const MAIN: Record<string, Entry> = {
     params: () => ({ id: catalogueFixture.serviceId }),
     request: () => ({ payload: catalogueFixture.input }),
   },
-  'POST /api/admin/services/:id/retire': { expect: ADMIN, params: () => ({ id: catalogueFixture.serviceId }) },
-  'POST /api/admin/services/:id/restore': { expect: ADMIN, params: () => ({ id: catalogueFixture.serviceId }) },
+  'POST /api/admin/services/:id/retire': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId }),
+  },
+  'POST /api/admin/services/:id/restore': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId }),
+  },
   'POST /api/admin/services/:id/offers': {
     expect: ADMIN,
     params: () => ({ id: catalogueFixture.serviceId }),

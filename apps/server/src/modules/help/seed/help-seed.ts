@@ -380,4 +380,34 @@ ${img('share-embed-qr.webp', 'The Share &amp; Embed page on its QR Code tab: the
 </ul>
 <p>Patient names are shown family name first, as DICOM stores them (for example <em>DOE, JANE</em>).</p>`,
   },
+  {
+    key: 'ordering-an-analysis',
+    title: 'Ordering an analysis, paying, and refunds',
+    description:
+      'Get Analysis on a study, choose a service and a provider, pay by card, follow the order, open the report, and when you are refunded.',
+    category: 'Analyses & Billing',
+    featured: false,
+    images: [],
+    content: `
+<p>You can have a study read: an <strong>AI Quick Analysis</strong> (an automated technical summary within minutes), an <strong>Expert Review</strong> by a professional, or the <strong>Complete Analysis Package</strong> with both.</p>
+<h2>Ordering</h2>
+<ol>
+<li>In <strong>My Studies</strong> (or on the dashboard) press <strong>Get Analysis</strong> on a processed study. <strong>Available Services</strong> opens with a banner naming the study.</li>
+<li>Expand a service to see what it needs (its required data and the types of images it reads) and the providers who offer it, with their rating, price and whether they are in your network.</li>
+<li>Press <strong>Purchase</strong> beside a provider. In <strong>Confirm Purchase</strong> choose the study, enter your card and press <strong>Make Payment</strong>. The price is the provider's price shown in the list; it is set by the server, never by the page.</li>
+<li>When the payment goes through you see <strong>Payment Completed</strong>; <strong>Go to Purchased Services</strong> shows the order. A receipt is emailed to you.</li>
+</ol>
+<p>You can also order from <strong>Analysis services</strong>: <strong>Order Now</strong> creates an order that waits for payment under <strong>Billing</strong>, where you can pay it with the same card form or cancel it.</p>
+<p>A declined card, an expired card or a wrong security code shows its own message, and nothing is ordered or charged. Your full card number is never stored: only the card's brand and last four digits.</p>
+<h2>Following an order</h2>
+<ul>
+<li><strong>Pending Provider Approval</strong>: an Expert Review waits for the provider's professional to accept it.</li>
+<li><strong>In Progress</strong>: the professional is reading the study, or the automated analysis is running. While they work on your order, the professional can view that one study (never download it); this ends when the order ends.</li>
+<li><strong>Upload Required Data</strong> (highlighted row): the study has no images of a type the service reads.</li>
+<li><strong>Completed</strong>: the report is ready. <strong>Open report</strong> shows it as a PDF, and it is also added to the study as a new series, so you see it in the viewer and it is part of the download. You are notified, and emailed if email notifications are on.</li>
+</ul>
+<p>The AI Quick Analysis reports what the images themselves say (series and image counts, acquisition parameters, slice coverage and gaps, dose values when the scanner recorded them, image statistics and a few key images). It is labelled as automated and is not a diagnosis.</p>
+<h2>Refunds</h2>
+<p>You are refunded in full, told in the app and sent a refund receipt when a professional declines your order, when nobody accepts it within 48 hours, or when the automated analysis cannot be completed. <strong>Billing → Transaction History</strong> lists every order with its amount and status.</p>`,
+  },
 ];
