@@ -645,8 +645,7 @@ const MAIN: Record<string, Entry> = {
           method === 'GET'
             ? {}
             : {
-                payload:
-                  tail === '/decline' ? {} : { findings: 'f', impression: 'i', recommendation: '' },
+                payload: tail === '/decline' ? {} : { findings: 'f', impression: 'i', recommendation: '' },
               },
       } satisfies Entry,
     ]),

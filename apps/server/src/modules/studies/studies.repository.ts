@@ -411,7 +411,9 @@ export function createStudiesRepository(db: Db) {
           ...getTableColumns(studies),
           latestCompletedAt: sql<Date | null>`(select max(f.completed_at) from ${orderFulfilments} f
             join ${orders} o on o.id = f.order_id
-            where o.study_id = ${studies}.id and o.status = 'completed')`.mapWith(orderFulfilments.completedAt),
+            where o.study_id = ${studies}.id and o.status = 'completed')`.mapWith(
+            orderFulfilments.completedAt,
+          ),
         })
         .from(studies)
         .where(

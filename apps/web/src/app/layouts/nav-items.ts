@@ -32,4 +32,8 @@ export const NAV_ITEMS: readonly NavItem[] = [
 export const ADMIN_NAV_ITEM: NavItem = { to: paths.admin, label: 'Admin', icon: ShieldCheck };
 
 /** Professionals only: the orders sent to their linked providers. */
-export const PROFESSIONAL_NAV_ITEM: NavItem = { to: paths.professionalOrders, label: 'My Orders', icon: Inbox };
+export const PROFESSIONAL_NAV_ITEM: NavItem = {
+  to: paths.professionalOrders,
+  label: 'My Orders',
+  icon: Inbox,
+};

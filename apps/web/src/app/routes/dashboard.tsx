@@ -40,7 +40,11 @@ export default function DashboardRoute() {
         }
       />
       <div className="grid gap-6">
-        <StatCounters totalStudies={total} pendingAnalysis={counts.pending} completedAnalysis={counts.completed} />
+        <StatCounters
+          totalStudies={total}
+          pendingAnalysis={counts.pending}
+          completedAnalysis={counts.completed}
+        />
         <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
           <StudyCards studies={studies.data} isPending={studies.isPending} error={studies.error} />
           {/* On a phone the (height-capped) activity panel comes first, not after every study card. */}
