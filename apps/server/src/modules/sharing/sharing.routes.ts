@@ -12,6 +12,7 @@ import {
   sharedStudyListSchema,
 } from '@mi/contracts/sharing';
 import { requestMeta, requireUser } from '../../http/auth-hook';
+import { ifNoneMatchOf, sendSerializedList } from '../../http/serialized-list';
 import type { SharingService } from './sharing.service';
 
 const id = z.string().min(1).max(200);
@@ -105,26 +106,13 @@ export function sharingRoutes(sharing: SharingService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const ifNoneMatch =
-          typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
         const list = await sharing.listSharedWithMe(
           requireUser(req),
           req.params.userId,
           requestMeta(req),
-          ifNoneMatch,
+          ifNoneMatchOf(req),
         );
-        // Bytes serialised from SharedStudy DTOs when the list last changed (shared-list-cache.ts);
-        // Fastify sends a Buffer as is, so the response schema documents rather than serialises it.
-        const raw = reply as unknown as FastifyReply;
-        const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-        raw
-          .header('etag', gzip ? list.gzippedEtag : list.etag)
-          .header('cache-control', 'private, no-cache')
-          .header('vary', 'Accept-Encoding');
-        if (list.notModified) return raw.status(304).send();
-        raw.header('content-type', 'application/json; charset=utf-8');
-        if (gzip) return raw.header('content-encoding', 'gzip').send(list.gzipped);
-        return raw.send(list.body);
+        return sendSerializedList(req, reply as unknown as FastifyReply, list);
       },
     );
 

@@ -9,6 +9,7 @@ import {
 } from '@mi/contracts/sharing';
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
+import { isNotModified } from '../../http/serialized-list';
 import type { AccessService } from '../access/access.service';
 import { relationOf } from '../access/access.service';
 import type { StudyRow } from '../access/access.repository';
@@ -338,11 +339,7 @@ export function createSharingService(deps: Deps) {
         ip: meta.ip,
         details: { count: list.count },
       });
-      const notModified =
-        !!ifNoneMatch &&
-        ifNoneMatch
-          .split(',')
-          .some((t) => [list.etag, list.gzippedEtag].includes(t.trim().replace(/^W\//, '')));
+      const notModified = isNotModified(ifNoneMatch, list);
       return { ...list, notModified };
     },
 

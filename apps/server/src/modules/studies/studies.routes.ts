@@ -10,6 +10,7 @@ import {
   studyResponseSchema,
 } from '@mi/contracts/studies';
 import { requestMeta, requireUser } from '../../http/auth-hook';
+import { ifNoneMatchOf, sendSerializedList } from '../../http/serialized-list';
 import { parseRange } from './download-zip';
 import { toAnalysisStudyDto, toStudyDto, type StudiesService } from './studies.service';
 
@@ -50,27 +51,13 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const ifNoneMatch =
-          typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
         const list = await studies.listSerialized(
           requireUser(req),
           req.params.userId,
           requestMeta(req),
-          ifNoneMatch,
+          ifNoneMatchOf(req),
         );
-        // no-cache: the browser keeps the list but revalidates every time, getting a 304 while it stands.
-        // The bytes were serialised from DTOs built field by field to studyListItemSchema (toStudyListItemDto) when the
-        // list last changed; Fastify sends a Buffer as is, so the schema types do not apply to it.
-        const raw = reply as unknown as FastifyReply;
-        const gzip = acceptsGzip(req.headers['accept-encoding']);
-        raw
-          .header('etag', gzip ? list.gzippedEtag : list.etag)
-          .header('cache-control', 'private, no-cache')
-          .header('vary', 'Accept-Encoding');
-        if (list.notModified) return raw.status(304).send();
-        raw.header('content-type', 'application/json; charset=utf-8');
-        if (gzip) return raw.header('content-encoding', 'gzip').send(list.gzipped);
-        return raw.send(list.body);
+        return sendSerializedList(req, reply as unknown as FastifyReply, list);
       },
     );
 
@@ -164,15 +151,4 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
       },
     );
   };
-}
-
-/** Whether Accept-Encoding allows gzip (`gzip`, `*`, with any q but 0). */
-function acceptsGzip(header: string | string[] | undefined): boolean {
-  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
-  return value.split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip' && coding !== '*') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
 }

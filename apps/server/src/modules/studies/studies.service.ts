@@ -1,6 +1,7 @@
 import type { AnalysisStudy, Study, StudyListItem } from '@mi/contracts/studies';
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
+import { isNotModified } from '../../http/serialized-list';
 import type { JobQueue } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService, StudyAction } from '../access/access.service';
@@ -205,10 +206,7 @@ export function createStudiesService(deps: Deps) {
     ) {
       await requireSelf(auth, userId, 'study.list', meta);
       const list = await listCache.get(userId);
-      // Either representation's tag names the same list.
-      const notModified =
-        ifNoneMatch !== undefined &&
-        (etagMatches(ifNoneMatch, list.etag) || etagMatches(ifNoneMatch, list.gzippedEtag));
+      const notModified = isNotModified(ifNoneMatch, list);
       deps.auditBuffer.record({
         actorId: auth.user.id,
         actorRole: auth.user.role,
@@ -277,12 +275,6 @@ export function createStudiesService(deps: Deps) {
   };
 }
 export type StudiesService = ReturnType<typeof createStudiesService>;
-
-/** If-None-Match against one strong ETag: `*`, or a list that contains it (weak or not). */
-function etagMatches(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
 
 /** A row of the studies list (`studyListItemSchema`): what the list pages show, nothing more. */
 export function toStudyListItemDto(row: StudyRow & { latestCompletedAt?: Date | null }): StudyListItem {
