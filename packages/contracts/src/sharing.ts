@@ -172,7 +172,7 @@ export const createShareResponseSchema = z.object({ message: z.string(), data: s
 /** One row of the Shared Studies tab: the study plus who shared it and when. */
 export const sharedStudySchema = z.object({
   _id: z.string(),
-  shareId: z.string(),
+  /** When the study was shared with the caller (the share itself is the owner's to manage). */
   sharedAt: z.string(),
   owner: z.object({ name: z.string().nullable(), email: z.string() }),
   study: studyListItemSchema,

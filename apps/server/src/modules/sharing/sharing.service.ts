@@ -319,7 +319,6 @@ export function createSharingService(deps: Deps) {
           const rows = await deps.access.sharedWith(me.id);
           const data: SharedStudy[] = rows.map((r) => ({
             _id: r.study.id,
-            shareId: r.shareId,
             sharedAt: r.sharedAt.toISOString(),
             owner: { name: r.ownerName, email: r.ownerEmail },
             study: toStudyListItemDto(r.study),

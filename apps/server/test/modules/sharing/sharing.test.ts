@@ -57,7 +57,6 @@ const shareByEmail = (p: Patient, studyId: string, email: string) =>
 const sharedWith = async (p: Patient) =>
   (await call(p, 'GET', `/api/users/shares/targetUser/${p.id}`)).json().data as Array<{
     _id: string;
-    shareId: string;
     owner: { email: string };
     study: { metadata: { studyDescription: string } };
   }>;
