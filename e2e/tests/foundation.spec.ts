@@ -94,7 +94,9 @@ test.describe('signed in', () => {
     await expect(page.getByRole('menu')).toContainText(email);
     await expect(page.getByRole('menu')).toContainText('Jane Doe');
     await page.getByRole('menuitem', { name: 'Logout' }).click();
-    await expect(page.getByText('Logged out successfully', { exact: true }).first()).toBeVisible();
+    // The user menu's Logout is the manual one: 'Logged Out' (see e2e/tests/admin.spec.ts).
+    await expect(page.getByText('Logged Out', { exact: true }).first()).toBeVisible();
+    await expect(page.getByText('You have been logged out successfully.', { exact: true })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
     await page.reload();
     await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
