@@ -109,12 +109,20 @@ describe('AI Quick Analysis orders', () => {
     const stored = await db().select().from(instances).where(eq(instances.studyId, studyId!));
     expect(stored).toHaveLength(9);
     expect(stored.some((i) => i.sopClassUid === '1.2.840.10008.5.1.4.1.1.104.1')).toBe(true);
-    const [run] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+    // The job records its run right after the delivery that completed the order.
+    const run = await eventually(async () => {
+      const [row] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+      return row?.status === 'delivered' ? row : undefined;
+    });
     expect(run).toMatchObject({ status: 'delivered', attempts: 1 });
-    const audits = await db()
-      .select({ action: auditEvents.action })
-      .from(auditEvents)
-      .where(eq(auditEvents.targetId, orderId));
+    // …and audits it after that.
+    const audits = await eventually(async () => {
+      const rows = await db()
+        .select({ action: auditEvents.action })
+        .from(auditEvents)
+        .where(eq(auditEvents.targetId, orderId));
+      return rows.some((a) => a.action === 'analysis.deliver') ? rows : undefined;
+    });
     expect(audits.map((a) => a.action)).toEqual(
       expect.arrayContaining(['analysis.queue', 'analysis.deliver', 'order.report_delivered']),
     );
