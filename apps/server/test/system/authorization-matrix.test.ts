@@ -38,8 +38,20 @@ import { ingestFiles } from '../helpers/dicom-ingest';
 import { buildZip, jobSettled, makeDicom, newPatient, uid } from '../helpers/studies';
 import { createTestContext, registerUser, strongPassword, type TestContext } from '../helpers/test-app';
 
-/** `recipient` has a live share of the owner's study; `revoked` had one until it was revoked. */
-const ACTORS = ['stranger', 'anonymous', 'admin', 'pending', 'revoked', 'recipient', 'owner'] as const;
+/**
+ * `recipient` has a live share of the owner's study; `revoked` had one until it was revoked;
+ * `assigned` is the professional who accepted an Expert Review order of the owner's study.
+ */
+const ACTORS = [
+  'stranger',
+  'anonymous',
+  'admin',
+  'pending',
+  'revoked',
+  'assigned',
+  'recipient',
+  'owner',
+] as const;
 type Actor = (typeof ACTORS)[number];
 
 /**
@@ -54,6 +66,10 @@ interface Fixtures {
   stranger: Account;
   recipient: Account;
   revoked: Account;
+  /** A verified professional, linked to the provider of `assignedOrderId`, which they accepted. */
+  assigned: Account;
+  /** The owner's paid Expert Review order of `owner.studyId`, in progress with `assigned`. */
+  assignedOrderId: string;
   /** A live share of the owner's (revoked by the revoke route). */
   throwawayShareId: string;
   /** A share of the owner's study sent to an email nobody has confirmed. */
@@ -113,6 +129,7 @@ const every = (o: Outcome): Expect => ({
   pending: o,
   recipient: o,
   revoked: o,
+  assigned: o,
 });
 /** No sign-in needed (health, docs, sign-in screens, static files). */
 const PUBLIC = every('ok');
@@ -125,13 +142,19 @@ const OWNED: Expect = {
   pending: 403,
   recipient: 404,
   revoked: 404,
+  assigned: 404,
 };
-/** Reading the owner's shared study: the owner and the recipient of a live share; a revoked one finds nothing. */
-const READ: Expect = { ...OWNED, recipient: 'ok' };
-/** Routes a recipient may read reveal the owner's study to them. */
+/**
+ * Reading the owner's study: the owner, the recipient of a live share and the professional of an
+ * order in progress; a revoked recipient finds nothing.
+ */
+const READ: Expect = { ...OWNED, recipient: 'ok', assigned: 'ok' };
+/** Those who may read the owner's study (READ) see it in the answers. */
+const READERS: Actor[] = ['recipient', 'assigned'];
+/** Routes a recipient or the order's professional may read reveal the owner's study to them. */
 const readable = (entry: Omit<Entry, 'expect'> = {}): Entry => ({
   expect: READ,
-  mayReveal: ['recipient'],
+  mayReveal: READERS,
   ...entry,
 });
 /** The caller's own data, for active accounts (a pending professional waits for verification). */
@@ -143,6 +166,7 @@ const SELF: Expect = {
   pending: 403,
   recipient: 'ok',
   revoked: 'ok',
+  assigned: 'ok',
 };
 /** Any signed-in session, pending professionals included (who they are, their sessions). */
 const SESSION: Expect = { ...SELF, pending: 'ok' };
@@ -157,6 +181,7 @@ const GRANT_STUDY: Expect = {
   pending: 401,
   recipient: 'ok',
   revoked: 404,
+  assigned: 'ok',
 };
 /** The viewer origin, scoped by the caller's own grant (searches, binding). */
 const GRANT_SELF: Expect = { ...GRANT_STUDY, stranger: 'ok', revoked: 'ok' };
@@ -198,7 +223,7 @@ function dicomwebTable(search: Expect, study: Expect): Record<string, Entry> {
   for (const p of DICOMWEB_SEARCH) {
     table[`GET ${DICOMWEB_ROOT}${p}`] = {
       expect: search,
-      mayReveal: ['recipient'],
+      mayReveal: READERS,
       // Searches answer the caller's own studies; aimed at the owner's study, others find nothing.
       request: (_a, f) => ({
         query: { StudyInstanceUID: f.owner.studyUid },
@@ -210,13 +235,13 @@ function dicomwebTable(search: Expect, study: Expect): Record<string, Entry> {
     const accept = dicomAccept(p);
     table[`GET ${DICOMWEB_ROOT}${p}`] = {
       expect: study,
-      mayReveal: ['recipient'],
+      mayReveal: READERS,
       request: () => ({ headers: { accept } }),
     };
   }
   table[`GET ${DICOMWEB_ROOT}/wado`] = {
     expect: study,
-    mayReveal: ['recipient'],
+    mayReveal: READERS,
     request: (_a, f) => ({
       query: {
         requestType: 'WADO',
@@ -381,7 +406,7 @@ const MAIN: Record<string, Entry> = {
   'POST /api/mfa/totp/setup': { expect: SELF },
   // Past the access check, a wrong code is refused (400).
   'POST /api/mfa/totp/confirm': {
-    expect: { ...SELF, owner: 400, stranger: 400, admin: 400, recipient: 400, revoked: 400 },
+    expect: { ...SELF, owner: 400, stranger: 400, admin: 400, recipient: 400, revoked: 400, assigned: 400 },
     request: () => ({ payload: { code: '000000' } }),
   },
   // Removing an authenticator nobody added changes nothing and succeeds.
@@ -626,21 +651,29 @@ const MAIN: Record<string, Entry> = {
     expect: { ...every(404), anonymous: 401, pending: 403, owner: 'ok' },
     request: () => ({ payload: { paymentIntentId: shop.ownerIntentId } }),
   },
-  // Fulfilment: a professional's orders are theirs only (an assigned professional and the
-  // study's read access for the order's life are tested in modules/fulfilment); nobody else finds them.
-  'GET /api/professional/orders': { expect: { ...every(404), anonymous: 401, pending: 403 } },
+  // Fulfilment: a professional's orders are theirs only; nobody else finds them. The assigned
+  // professional's order is in progress: accepting or declining it again conflicts, delivering it
+  // (last, as it ends their read access) completes it.
+  'GET /api/professional/orders': {
+    expect: { ...every(404), anonymous: 401, pending: 403, assigned: 'ok' },
+    mayReveal: ['assigned'],
+  },
   ...Object.fromEntries(
-    [
-      ['GET', ''],
-      ['POST', '/accept'],
-      ['POST', '/decline'],
-      ['PUT', '/report'],
-      ['POST', '/deliver'],
-    ].map(([method, tail]) => [
+    (
+      [
+        ['GET', '', 'ok'],
+        ['POST', '/accept', 409],
+        ['POST', '/decline', 409],
+        ['PUT', '/report', 'ok'],
+        ['POST', '/deliver', 'ok'],
+      ] as const
+    ).map(([method, tail, assigned]) => [
       `${method} /api/professional/orders/:id${tail}`,
       {
-        expect: { ...every(404), anonymous: 401, pending: 403 },
-        params: () => ({ id: shop.ownerOrderId }),
+        expect: { ...every(404), anonymous: 401, pending: 403, assigned },
+        mayReveal: ['assigned'],
+        last: tail === '/deliver',
+        params: (f) => ({ id: f.assignedOrderId }),
         request: () =>
           method === 'GET'
             ? {}
@@ -726,6 +759,54 @@ async function login(email: string, password = strongPassword) {
   });
   if (res.statusCode !== 200) throw new Error(`login of ${email} failed: ${res.statusCode} ${res.body}`);
   return res.json().data as { id: string; authToken: string };
+}
+
+/**
+ * The owner buys Expert Review of their study with the sandbox's succeeding card from a provider
+ * linked to `professional`, who accepts it: the order is in progress, so they may read the study.
+ * The provider is none of those the Admin → Providers routes change.
+ */
+async function assignOrder(owner: Account, professional: Account, studyId: string): Promise<string> {
+  const auth = { authorization: `Bearer ${owner.token}` };
+  const catalogue = (await mainApp.inject({ url: '/api/services', headers: auth })).json() as Array<{
+    id: string;
+    name: string;
+    providers: Array<{ id: string; name: string }>;
+  }>;
+  const expert = catalogue.find((s) => s.name === 'Expert Review');
+  const provider = expert?.providers.find(
+    (p) => !['Dr. Rohan Kapoor', 'Dr. Amelia Hartwell'].includes(p.name),
+  );
+  if (!expert || !provider) throw new Error('no Expert Review offer');
+  await ctx.services.database.db
+    .update(providers)
+    .set({ linkedUserId: professional.id })
+    .where(eq(providers.id, provider.id));
+  const intent = await mainApp.inject({
+    method: 'POST',
+    url: '/api/payments/create-payment-intent',
+    headers: auth,
+    payload: { serviceId: expert.id, providerId: provider.id, studyId },
+  });
+  if (intent.statusCode !== 200) throw new Error(`payment intent failed: ${intent.body}`);
+  const paid = await mainApp.inject({
+    method: 'POST',
+    url: '/api/payments/sandbox/confirm',
+    headers: auth,
+    payload: {
+      clientSecret: intent.json().clientSecret,
+      card: { number: '4242 4242 4242 4242', expiry: '12 / 34', cvc: '123', postalCode: '12345' },
+    },
+  });
+  if (paid.statusCode !== 200) throw new Error(`payment failed: ${paid.body}`);
+  const orderId = paid.json().purchase.id as string;
+  const accepted = await mainApp.inject({
+    method: 'POST',
+    url: `/api/professional/orders/${orderId}/accept`,
+    headers: { authorization: `Bearer ${professional.token}` },
+  });
+  if (accepted.statusCode !== 200) throw new Error(`accept failed: ${accepted.body}`);
+  return orderId;
 }
 
 /** A new session of the account, for a call that ends it. */
@@ -849,6 +930,23 @@ beforeAll(async () => {
   const loginTarget = await patient('login-target@example.com');
   const recipient = await patient('recipient@example.com');
   const revoked = await patient('revoked@example.com');
+  // A verified professional, who will accept the owner's Expert Review order (below).
+  const assignedRes = await registerUser(ctx, 'assigned@example.com', {
+    extra: professional('assigned@example.com'),
+    remoteAddress: freshIp(),
+  });
+  if (assignedRes.statusCode !== 201) throw new Error(`registration failed: ${assignedRes.body}`);
+  await ctx.services.users.update(assignedRes.json().data.id as string, {
+    accountStatus: 'active',
+    emailVerifiedAt: new Date(),
+  });
+  const assignedLogin = await login('assigned@example.com');
+  const assigned = {
+    id: assignedLogin.id,
+    email: 'assigned@example.com',
+    password: strongPassword,
+    token: assignedLogin.authToken,
+  };
   // Shares reach confirmed emails only, and only while the owner allows sharing.
   await ctx.services.database.db
     .update(users)
@@ -943,6 +1041,7 @@ beforeAll(async () => {
     stranger: await uploadToken(stranger),
     admin: await uploadToken(admin),
     recipient: await uploadToken(recipient),
+    assigned: await uploadToken(assigned),
     revoked: await uploadToken(revoked),
   };
   // The owner's uploads: one finished (a real study archive), one left open.
@@ -993,10 +1092,12 @@ beforeAll(async () => {
     if (bind.statusCode !== 204 || !cookie) throw new Error(`binding failed: ${bind.statusCode}`);
     return { authorization: `Bearer ${token}`, cookie: `${cookie.name}=${cookie.value}` };
   };
+  const assignedOrderId = await assignOrder(owner, assigned, studyId);
   const grants = {
     owner: await grantFor(owner, studyId),
     stranger: await grantFor(stranger, strangerStudyId),
     recipient: await grantFor(recipient, studyId),
+    assigned: await grantFor(assigned, studyId),
     // Issued while the share was live; the revocation below must end what it opens.
     revoked: await grantFor(revoked, studyId),
   };
@@ -1021,6 +1122,8 @@ beforeAll(async () => {
     stranger,
     recipient,
     revoked,
+    assigned,
+    assignedOrderId,
     throwawayShareId,
     pendingShareId,
     transferStudyId,
@@ -1147,7 +1250,7 @@ afterAll(async () => {
 
 // --- The matrix ---------------------------------------------------------------------------------
 
-describe('authorization matrix (every route × owner, share recipient, revoked recipient, stranger, anonymous, admin, pending professional)', () => {
+describe('authorization matrix (every route × owner, share recipient, revoked recipient, assigned professional, stranger, anonymous, admin, pending professional)', () => {
   const apps = () =>
     [
       { name: 'main' as const, app: mainApp, table: MAIN },
