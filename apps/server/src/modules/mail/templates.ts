@@ -353,6 +353,23 @@ export function providerInviteEmail(p: { inviterName: string; link: string; days
   };
 }
 
+/** The label/value lines of a receipt, as plain text and as an HTML table (values escaped). */
+function receiptLines(rows: Array<[label: string, value: string]>): { text: string; html: SafeHtml } {
+  const cells = rows.map(
+    ([label, value]) =>
+      html`<tr>
+        <td style="padding:4px 12px 4px 0;color:#6b7280">${label}</td>
+        <td>${value}</td>
+      </tr>`,
+  );
+  return {
+    text: rows.map(([label, value]) => `${label}: ${value}`).join('\n'),
+    html: new SafeHtml(
+      `<table style="border-collapse:collapse">${cells.map((c) => c.value).join('')}</table>`,
+    ),
+  };
+}
+
 /** Payment receipt (Transaction History): the service and provider bought, the amount and the card's last digits. */
 export function paymentReceiptEmail(p: {
   serviceName: string;
@@ -364,39 +381,21 @@ export function paymentReceiptEmail(p: {
   link: string;
 }): MailContent {
   const subject = `Receipt for ${p.serviceName}`;
+  const lines = receiptLines([
+    ['Service', p.serviceName],
+    ['Provider', p.providerName],
+    ['Amount paid', p.amount],
+    ['Card', p.card],
+    ['Order', p.orderId],
+    ['Date', p.date],
+  ]);
   return {
     subject,
-    text: `Thank you for your purchase.\n\nService: ${p.serviceName}\nProvider: ${p.providerName}\nAmount paid: ${p.amount}\nCard: ${p.card}\nOrder: ${p.orderId}\nDate: ${p.date}\n\nFollow your order under Purchased Services:\n${p.link}`,
+    text: `Thank you for your purchase.\n\n${lines.text}\n\nFollow your order under Purchased Services:\n${p.link}`,
     html: layout(
       subject,
       html`<h1 style="font-size:18px">Thank you for your purchase</h1>
-        <table style="border-collapse:collapse">
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Service</td>
-            <td>${p.serviceName}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Provider</td>
-            <td>${p.providerName}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Amount paid</td>
-            <td>${p.amount}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Card</td>
-            <td>${p.card}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Order</td>
-            <td>${p.orderId}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Date</td>
-            <td>${p.date}</td>
-          </tr>
-        </table>
-        ${button(p.link, 'View Purchased Services')}`,
+        ${lines.html} ${button(p.link, 'View Purchased Services')}`,
     ),
   };
 }
@@ -412,38 +411,21 @@ export function refundReceiptEmail(p: {
   link: string;
 }): MailContent {
   const subject = `Refund for ${p.serviceName}`;
+  const lines = receiptLines([
+    ['Service', p.serviceName],
+    ['Amount refunded', p.amount],
+    ['Card', p.card],
+    ['Reason', p.reason],
+    ['Reference', p.reference],
+    ['Date', p.date],
+  ]);
   return {
     subject,
-    text: `Your payment was refunded.\n\nService: ${p.serviceName}\nAmount refunded: ${p.amount}\nCard: ${p.card}\nReason: ${p.reason}\nReference: ${p.reference}\nDate: ${p.date}\n\nThe refund may take a few days to appear on your statement.\n${p.link}`,
+    text: `Your payment was refunded.\n\n${lines.text}\n\nThe refund may take a few days to appear on your statement.\n${p.link}`,
     html: layout(
       subject,
       html`<h1 style="font-size:18px">Your payment was refunded</h1>
-        <table style="border-collapse:collapse">
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Service</td>
-            <td>${p.serviceName}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Amount refunded</td>
-            <td>${p.amount}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Card</td>
-            <td>${p.card}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Reason</td>
-            <td>${p.reason}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Reference</td>
-            <td>${p.reference}</td>
-          </tr>
-          <tr>
-            <td style="padding:4px 12px 4px 0;color:#6b7280">Date</td>
-            <td>${p.date}</td>
-          </tr>
-        </table>
+        ${lines.html}
         <p>The refund may take a few days to appear on your statement.</p>
         ${button(p.link, 'View Purchased Services')}`,
     ),

@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 import { z } from 'zod';
 import { defineJob } from '../../../src/jobs/queue';
-import { duplicateRegistrationEmail, escapeHtml, welcomeEmail } from '../../../src/modules/mail/templates';
+import {
+  duplicateRegistrationEmail,
+  escapeHtml,
+  refundReceiptEmail,
+  welcomeEmail,
+} from '../../../src/modules/mail/templates';
 import { extractLinks } from '../../../src/ports/mail/mailer';
 import { createSmtpMailer } from '../../../src/ports/mail/smtp-mailer';
 import { createTestContext, eventually, registerPatient, type TestContext } from '../../helpers/test-app';
@@ -55,6 +60,25 @@ describe('templates', () => {
     expect(mail.html).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;Bob&quot; &amp; Co');
     expect(mail.text).toContain('<img src=x onerror=alert(1)> "Bob" & Co');
     expect(escapeHtml(`'`)).toBe('&#39;');
+  });
+
+  it('set out a receipt line by line, escaped in HTML', () => {
+    const mail = refundReceiptEmail({
+      serviceName: 'Expert <Review>',
+      amount: '$199.99',
+      card: 'Visa •••• 4242',
+      reference: 're_1',
+      reason: 'Declined by the provider & refunded',
+      date: '25 Nov 2026',
+      link: 'http://localhost:3000/services/purchased',
+    });
+    expect(mail.text).toContain('Service: Expert <Review>\nAmount refunded: $199.99\nCard: Visa •••• 4242');
+    expect(mail.text).toContain(
+      'Reason: Declined by the provider & refunded\nReference: re_1\nDate: 25 Nov 2026',
+    );
+    expect(mail.html).toContain('<td>Expert &lt;Review&gt;</td>');
+    expect(mail.html).toContain('<td>Declined by the provider &amp; refunded</td>');
+    expect(mail.html.match(/<tr>/g)).toHaveLength(6);
   });
 
   it('lists the links of a message for the outbox log', () => {
