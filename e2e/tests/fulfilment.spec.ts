@@ -170,6 +170,11 @@ test('a professional linked to the provider accepts an Expert Review, writes and
   await expect(order).not.toContainText('Fulfil');
   await order.getByRole('button', { name: 'Accept' }).click();
   await expect(order).toContainText('In Progress');
+  // My Orders fits a phone: nothing wider than the screen.
+  await proPage.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => horizontalOverflow(proPage)).toBeLessThanOrEqual(0);
+  await proPage.screenshot({ path: test.info().outputPath('my-orders-390.png'), fullPage: true });
+  await proPage.setViewportSize({ width: 1280, height: 800 });
   await expect(order.getByRole('link', { name: 'Open Study' })).toHaveAttribute(
     'href',
     `/studies/transfer/${studyId}`,
@@ -207,9 +212,38 @@ test('a professional linked to the provider accepts an Expert Review, writes and
   const opened = await page.request.get(`/api/orders/${purchases[0]!.id}/report`);
   expect(opened.headers()['content-type']).toBe('application/pdf');
 
+  // Every tab of the admin console fits a phone too.
+  await adminPage.setViewportSize({ width: 390, height: 844 });
+  await adminPage.goto('/admin');
+  for (const tab of [
+    'Users',
+    'Audit log',
+    'Health',
+    'Professionals',
+    'Providers',
+    'Services',
+    'Outbox',
+    'Failed jobs',
+    'Help articles',
+  ]) {
+    await adminPage.getByRole('tab', { name: tab }).click();
+    await expect(adminPage.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
+    await adminPage.waitForLoadState('networkidle');
+    await adminPage.screenshot({
+      path: test.info().outputPath(`admin-${tab.replace(/ /g, '-').toLowerCase()}-390.png`),
+      fullPage: true,
+    });
+    expect(await horizontalOverflow(adminPage), `Admin → ${tab} at 390 px`).toBeLessThanOrEqual(0);
+  }
+
   await pro.context.close();
   await admin.close();
 });
+
+/** How many pixels the page is wider than the window (a phone user would scroll sideways). */
+function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
 
 async function userId(page: Page): Promise<string> {
   return ((await (await page.request.get('/api/auth/me')).json()) as { id: string }).id;

@@ -17,7 +17,7 @@ export function OutboxList() {
   const selected = messages.find((m) => m.id === selectedId) ?? null;
 
   return (
-    <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
       <Card>
         <CardHeader className="flex-row items-center justify-between gap-2 space-y-0">
           <div>

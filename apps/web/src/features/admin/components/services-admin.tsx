@@ -142,7 +142,7 @@ export function ServicesAdmin() {
           </EmptyState>
         )}
         {list.length > 0 && (
-          <div className="overflow-x-auto rounded-md border">
+          <div className="relative overflow-x-auto rounded-md border">
             <table className="w-full text-sm" aria-label="Analysis services">
               <thead className="bg-muted/50 text-left text-xs text-muted-foreground">
                 <tr>

@@ -83,7 +83,7 @@ export function UsersAdmin() {
         <QueryState isPending={users.isPending} error={users.error} onRetry={() => users.refetch()} />
         {users.isSuccess && list.length === 0 && <EmptyState icon={Users} title="No users found" />}
         {list.length > 0 && (
-          <div className="overflow-x-auto rounded-md border">
+          <div className="relative overflow-x-auto rounded-md border">
             <table className="w-full text-sm">
               <thead className="bg-muted/50 text-left text-xs text-muted-foreground">
                 <tr>

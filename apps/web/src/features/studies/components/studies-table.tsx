@@ -275,7 +275,7 @@ export function StudiesTable({
 }) {
   const columns = sharedBy ? COLUMNS : COLUMNS.filter((c) => c.label !== 'Shared By');
   return (
-    <div className="overflow-x-auto rounded-lg border bg-card shadow-sm">
+    <div className="relative overflow-x-auto rounded-lg border bg-card shadow-sm">
       <table className="w-full min-w-[50rem] text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted/60 text-muted-foreground">
