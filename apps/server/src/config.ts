@@ -58,6 +58,10 @@ const envSchema = z.object({
   UPLOAD_EXPIRY_HOURS: z.coerce.number().positive().default(168),
   /** A paid order no professional has accepted within this many hours is refunded. */
   ORDER_ACCEPT_HOURS: z.coerce.number().positive().default(48),
+  /** How long a call to an external AI vendor's webhook may take (modules/vendors). */
+  VENDOR_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(10),
+  /** Accept http:// vendor webhooks to this machine (127.0.0.1, localhost) in production too; always accepted elsewhere. */
+  VENDOR_ALLOW_LOOPBACK: bool.default(false),
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -138,6 +142,10 @@ export interface Config {
   uploadExpiryMs: number;
   /** See ORDER_ACCEPT_HOURS. */
   orderAcceptMs: number;
+  /** See VENDOR_WEBHOOK_TIMEOUT_SECONDS. */
+  vendorWebhookTimeoutMs: number;
+  /** Whether http:// vendor webhooks to this machine are accepted (not production, or VENDOR_ALLOW_LOOPBACK). */
+  vendorAllowLoopback: boolean;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
   googleClientId: string | undefined;
   googleJwksUrl: string;
@@ -208,6 +216,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dicomMaxDecodedBytes: e.DICOM_MAX_DECODED_MB * 1024 * 1024,
     uploadExpiryMs: Math.round(e.UPLOAD_EXPIRY_HOURS * 3600 * 1000),
     orderAcceptMs: Math.round(e.ORDER_ACCEPT_HOURS * 3600 * 1000),
+    vendorWebhookTimeoutMs: Math.round(e.VENDOR_WEBHOOK_TIMEOUT_SECONDS * 1000),
+    vendorAllowLoopback: e.NODE_ENV !== 'production' || e.VENDOR_ALLOW_LOOPBACK,
     recaptcha:
       e.RECAPTCHA_SITE_KEY && e.RECAPTCHA_SECRET_KEY
         ? { siteKey: e.RECAPTCHA_SITE_KEY, secretKey: e.RECAPTCHA_SECRET_KEY }

@@ -86,8 +86,15 @@ import { createFulfilmentRepository } from './modules/fulfilment/fulfilment.repo
 import { createFulfilmentService, type FulfilmentService } from './modules/fulfilment/fulfilment.service';
 import { createReportDelivery, type ReportDelivery } from './modules/fulfilment/report-delivery';
 import { createAnalysisRepository } from './modules/analysis/analysis.repository';
-import { createAnalysisService, type AnalysisService } from './modules/analysis/analysis.service';
-import { analysisSweepJob, runAnalysisJob } from './modules/analysis/run-analysis.job';
+import {
+  createAnalysisService,
+  VENDOR_REPORT_TIMEOUT_MS,
+  type AnalysisService,
+} from './modules/analysis/analysis.service';
+import { analysisSweepJob, RUN_ANALYSIS, runAnalysisJob } from './modules/analysis/run-analysis.job';
+import { createOrderEvents } from './modules/orders/order-events';
+import { createVendorsRepository } from './modules/vendors/vendors.repository';
+import { createVendorsService, type VendorsService } from './modules/vendors/vendors.service';
 import type { PaymentsPort } from './ports/payments/payments';
 import { createSandboxIntentsRepository } from './ports/payments/sandbox-intents.repository';
 import { createSandboxProcessor } from './ports/payments/sandbox-processor';
@@ -164,8 +171,13 @@ export interface Services {
   /** Professionals' orders, and reports delivered into studies (`reportDelivery.deliverReport`). */
   fulfilment: FulfilmentService;
   reportDelivery: ReportDelivery;
-  /** Automated analyses (AI Quick Analysis) and refunds of orders that cannot be served. */
+  /**
+   * Automated analyses (AI Quick Analysis, the Complete Analysis Package's automated part) and
+   * refunds of orders that cannot be served.
+   */
   analysis: AnalysisService;
+  /** External AI vendors: webhook settings, orders sent to them, their credentials and reports. */
+  vendors: VendorsService;
   /** Help centre articles (seeded on start) and their authoring. */
   help: HelpService;
   close(): Promise<void>;
@@ -277,25 +289,6 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       repo: dicomwebRepo,
       dicomweb,
     });
-    // The analysis jobs run the analysis service built further down (it needs the orders service).
-    const analysisRef: { current?: AnalysisService } = {};
-    const analysisReady = () => {
-      if (!analysisRef.current) throw new Error('analysis service not started yet');
-      return analysisRef.current;
-    };
-    const runAnalysis = runAnalysisJob(analysisReady);
-    const analysisSweep = analysisSweepJob(analysisReady);
-    await queue.register([
-      emailJob,
-      processStudy,
-      sweepUploads,
-      finishDeletes,
-      transferStudy,
-      runAnalysis,
-      analysisSweep,
-    ]);
-    if (opts.runWorkers) await queue.work();
-
     // Invitations: needed by registration (referrals), uploads and processing (shared uploads).
     const invitations = createInvitationsService({
       repo: createInvitationsRepository(database.db),
@@ -451,6 +444,9 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
           secret: config.sessionSecret,
           now,
         });
+    // Orders are paid and ended here, delivered by fulfilment and acted on by the analysis and
+    // vendors modules built after them: those subscribe to the hub once built (below).
+    const orderEvents = createOrderEvents(log);
     const orders = createOrdersService({
       repo: createOrdersRepository(database.db),
       catalogue: analysisServices,
@@ -461,10 +457,30 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       appUrl: config.publicUrl,
       now,
-      onPaid: (purchase) => analysisRef.current?.onOrderPaid(purchase) ?? Promise.resolve(),
+      events: orderEvents,
     });
     const fulfilmentRepo = createFulfilmentRepository(database.db);
-    const reportDelivery = createReportDelivery({ repo: fulfilmentRepo, storage, notifications, audit, now });
+    const reportDelivery = createReportDelivery({
+      repo: fulfilmentRepo,
+      storage,
+      notifications,
+      audit,
+      events: orderEvents,
+      now,
+    });
+    const vendors = createVendorsService({
+      repo: createVendorsRepository(database.db),
+      sessionSecret: config.sessionSecret,
+      audit,
+      deliver: reportDelivery.deliverReport,
+      requireRecentSignIn,
+      log: log.child({ module: 'vendors' }),
+      publicUrl: config.publicUrl,
+      allowLoopbackHttp: config.vendorAllowLoopback,
+      webhookTimeoutMs: config.vendorWebhookTimeoutMs,
+      credentialTtlMs: VENDOR_REPORT_TIMEOUT_MS,
+      now,
+    });
     const analysisQueue = queue;
     const analysis = createAnalysisService({
       repo: createAnalysisRepository(database.db),
@@ -473,15 +489,18 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       log: log.child({ module: 'analysis' }),
       enqueue: async (data) => {
-        await analysisQueue.send(runAnalysis, data, { singletonKey: data.orderId });
+        await analysisQueue.send(RUN_ANALYSIS, data, { singletonKey: data.orderId });
       },
       deliverReport: reportDelivery.deliverReport,
       refundOrder: (orderId, reason) => orders.refundOrder(orderId, reason),
+      vendors,
       approvalTimeoutMs: config.orderAcceptMs,
       maxDecodedBytes: config.dicomMaxDecodedBytes,
       now,
     });
-    analysisRef.current = analysis;
+    orderEvents.on('paid', ({ orderId }) => analysis.queueAutomatedPart(orderId));
+    orderEvents.on('studyAttached', ({ orderId }) => analysis.queueAutomatedPart(orderId));
+    orderEvents.on('ended', ({ orderId }) => vendors.endOrder(orderId));
     const fulfilment = createFulfilmentService({
       repo: fulfilmentRepo,
       delivery: reportDelivery,
@@ -491,6 +510,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       storage,
       audit,
       now,
+      startAutomated: (orderId, status) => orderEvents.emit('studyAttached', { orderId, status }),
     });
     const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now);
     const viewer = createViewerService({
@@ -547,6 +567,20 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       now,
     });
     const jobsService = createJobsService({ queue, studies });
+
+    // Jobs are registered once every service their handlers call exists, and before any is sent
+    // (nothing above sends one); handlers start only for registered jobs (jobs/queue.ts).
+    await queue.register([
+      emailJob,
+      processStudy,
+      sweepUploads,
+      finishDeletes,
+      transferStudy,
+      runAnalysisJob(analysis),
+      analysisSweepJob(analysis),
+    ]);
+    if (opts.runWorkers) await queue.work();
+
     return {
       config,
       log,
@@ -593,6 +627,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       fulfilment,
       reportDelivery,
       analysis,
+      vendors,
       help,
       async close() {
         await startedQueue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));

@@ -42,6 +42,33 @@ export const serviceSchema = z.object({
 export type Service = z.infer<typeof serviceSchema>;
 export const serviceListSchema = z.array(serviceSchema);
 
+/** DICOM modality codes behind each modality name the catalogue shows. */
+export const MODALITY_CODES: Readonly<Record<string, readonly string[]>> = {
+  'X-Ray': ['CR', 'DX', 'DR', 'XR', 'RG', 'MG', 'RF', 'XA'],
+  CT: ['CT'],
+  MRI: ['MR'],
+  PET: ['PT'],
+  Ultrasound: ['US'],
+};
+
+/**
+ * Why a study cannot be read by a service that takes `supportedModalities`, or null when it can:
+ * it needs images (when the count is known) and one of its modality codes among the service's.
+ * The server decides with the same rule when an order is paid and when a study is attached to an
+ * order waiting for data; the Purchased Services page uses it to mark the studies that do not fit.
+ */
+export function missingStudyData(
+  supportedModalities: readonly string[],
+  study: { modalities: readonly string[]; instanceCount?: number } | null | undefined,
+): string | null {
+  if (!study) return 'The order has no study.';
+  if (study.instanceCount === 0) return 'The study has no images.';
+  const codes = supportedModalities.flatMap((m) => MODALITY_CODES[m] ?? [m]);
+  if (!study.modalities.some((m) => codes.includes(m.toUpperCase())))
+    return `This service needs a ${supportedModalities.join(', ')} study.`;
+  return null;
+}
+
 // ---------------------------------------------------------------- orders
 
 /**
@@ -76,6 +103,10 @@ export const purchaseSchema = z.object({
   /** The card it was paid with: brand and last four digits only. */
   card: z.object({ brand: z.string(), last4: z.string() }).nullable(),
   paymentIntentId: z.string().nullable(),
+  /** Dollars given back to the card (a declined or failed order is refunded in full); null when none. */
+  refundedAmount: z.number().nullable(),
+  /** When the refund was made; null when none. */
+  refundedAt: z.string().nullable(),
 });
 export type Purchase = z.infer<typeof purchaseSchema>;
 export const purchaseListSchema = z.array(purchaseSchema);

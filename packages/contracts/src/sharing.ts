@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emailSchema } from './rules';
 import { studyListItemSchema } from './studies';
+import { vendorSummarySchema } from './vendors';
 
 /**
  * Sharing: the provider directory and a user's trusted network, study shares, ownership,
@@ -124,6 +125,8 @@ export const adminProviderSchema = providerSchema.extend({
   createdAt: z.string(),
   updatedAt: z.string(),
   linkedUser: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }).nullable(),
+  /** An external AI vendor's webhook, when the provider is one (contracts/vendors.ts). */
+  vendor: vendorSummarySchema.nullable(),
 });
 export type AdminProvider = z.infer<typeof adminProviderSchema>;
 export const adminProviderListSchema = z.object({ data: z.array(adminProviderSchema) });

@@ -34,6 +34,8 @@ import { ordersRoutes } from '../modules/orders/orders.routes';
 import { fulfilmentRoutes } from '../modules/fulfilment/fulfilment.routes';
 import { paymentsRoutes, paymentsWebhookRoutes } from '../modules/orders/payments.routes';
 import { helpRoutes } from '../modules/help/help.routes';
+import { vendorsRoutes } from '../modules/vendors/vendors.routes';
+import { vendorsAdminRoutes } from '../modules/vendors/vendors-admin.routes';
 import { DICOMWEB_ROOT } from '../modules/dicomweb/dicomweb.service';
 import { sessionPrincipal } from '../modules/dicomweb/session-principal';
 import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
@@ -169,12 +171,18 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(paymentsRoutes(services.orders));
       await api.register(paymentsWebhookRoutes(services.orders));
       await api.register(helpRoutes(services.help));
+      await api.register(vendorsAdminRoutes(services.vendors));
+      await api.register(vendorsRoutes(services.vendors));
     },
     { prefix: '/api' },
   );
-  // DICOMweb for standard clients of signed-in users; the viewer uses its own origin's copy.
+  // DICOMweb for standard clients of signed-in users and for external AI vendors' credentials; the
+  // viewer uses its own origin's copy.
   await app.register(
-    dicomwebRoutes({ dicomweb: services.dicomweb, principal: sessionPrincipal(services.auth) }),
+    dicomwebRoutes({
+      dicomweb: services.dicomweb,
+      principal: sessionPrincipal(services.auth, services.vendors),
+    }),
     {
       prefix: DICOMWEB_ROOT,
     },

@@ -24,13 +24,23 @@ export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefini
   return def;
 }
 
+/**
+ * What sending a job needs: its name and payload schema. A service that queues its own job is given
+ * this part (e.g. RUN_ANALYSIS), so the job definition, whose handler calls the service, can be made
+ * after the service.
+ */
+export type JobTarget<S extends z.ZodType = z.ZodType> = Pick<JobDefinition<S>, 'name' | 'payload'>;
+
 export interface JobQueue {
   send<S extends z.ZodType>(
-    job: JobDefinition<S>,
+    job: JobTarget<S>,
     data: z.infer<S>,
     opts?: { singletonKey?: string; id?: string },
   ): Promise<string | null>;
-  /** Makes jobs known to the queue (their queues, retry policies and schedules). Before any send. */
+  /**
+   * Makes jobs known to the queue (their queues, retry policies and schedules). Before any send and
+   * before work(), which starts handlers for the jobs registered so far.
+   */
   register(jobs: readonly JobDefinition[]): Promise<void>;
   /** Every registered job (tests run handlers directly). */
   readonly jobs: readonly JobDefinition[];

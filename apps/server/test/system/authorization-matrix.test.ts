@@ -574,6 +574,17 @@ const MAIN: Record<string, Entry> = {
     request: () => ({ payload: { email: directory.linkableEmail } }),
   },
   'DELETE /api/admin/providers/:id/link': { expect: ADMIN, params: () => ({ id: directory.managed }) },
+  // Admin → Providers → AI vendor (docs/vendor-protocol.md).
+  'PUT /api/admin/providers/:id/vendor': {
+    expect: ADMIN,
+    params: () => ({ id: directory.managed }),
+    request: () => ({ payload: { webhookUrl: 'https://vendor.example.org/hooks/orders' } }),
+  },
+  'POST /api/admin/providers/:id/vendor/secret': {
+    expect: ADMIN,
+    params: () => ({ id: directory.managed }),
+  },
+  'DELETE /api/admin/providers/:id/vendor': { expect: ADMIN, params: () => ({ id: directory.managed }) },
 
   // Admin → Services: the catalogue's services and offers (a service of its own, see catalogueFixture).
   'GET /api/admin/services': { expect: ADMIN },
@@ -700,6 +711,16 @@ const MAIN: Record<string, Entry> = {
     expect: every(404),
     credential: 'none',
     request: () => ({ headers: { 'stripe-signature': 't=1,v1=forged' }, payload: { id: 'evt_1' } }),
+  },
+  // An external AI vendor's report: without its provider's signature nobody learns the order exists.
+  'POST /api/vendors/orders/:orderId/report': {
+    expect: every(404),
+    credential: 'none',
+    params: (f) => ({ orderId: f.assignedOrderId }),
+    request: () => ({
+      headers: { 'x-mi-timestamp': String(Math.floor(Date.now() / 1000)), 'x-mi-signature': 'v1=forged' },
+      payload: { findings: 'x', impression: 'y' },
+    }),
   },
 
   // The help centre (signed-in users) and Admin → Help articles.

@@ -30,6 +30,13 @@ export const orderFulfilments = pgTable(
     reportSeriesUid: text('report_series_uid'),
     reportSopUid: text('report_sop_uid'),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * The automated part of a Complete Analysis Package, added to the study without completing the
+     * order (the professional's reading does): when it arrived, its PDF and its series.
+     */
+    automatedReportAt: timestamp('automated_report_at', { withTimezone: true }),
+    automatedReportPdfKey: text('automated_report_pdf_key'),
+    automatedReportSeriesUid: text('automated_report_series_uid'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

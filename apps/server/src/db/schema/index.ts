@@ -10,3 +10,4 @@ export * from './orders';
 export * from './help';
 export * from './fulfilment';
 export * from './analysis';
+export * from './vendors';

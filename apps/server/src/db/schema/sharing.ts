@@ -54,6 +54,17 @@ export const providers = pgTable(
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'cascade' }),
     /** A verified professional account this provider is (admin action). */
     linkedUserId: uuid('linked_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * An external AI vendor's webhook (admin action): automated orders of this provider are sent there
+     * instead of the built-in report (modules/vendors). https only, except loopback outside production.
+     */
+    vendorWebhookUrl: text('vendor_webhook_url'),
+    /**
+     * The webhook signing secret, sealed with AES-256-GCM under a key derived from SESSION_SECRET
+     * (modules/vendors/vendor-secret.ts): we sign with it, so it is kept readable to us, never in the clear.
+     */
+    vendorSecretSealed: text('vendor_secret_sealed'),
+    vendorSecretCreatedAt: timestamp('vendor_secret_created_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     retiredAt: timestamp('retired_at', { withTimezone: true }),

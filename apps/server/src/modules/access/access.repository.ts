@@ -1,6 +1,15 @@
 import { and, asc, desc, eq, exists, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { orderFulfilments, orders, providers, studies, studyShares, users } from '../../db/schema/index';
+import {
+  analysisServices,
+  orderFulfilments,
+  orders,
+  providers,
+  studies,
+  studyShares,
+  users,
+  vendorCredentials,
+} from '../../db/schema/index';
 import type { Principal } from './principal';
 
 export type StudyRow = typeof studies.$inferSelect;
@@ -35,14 +44,39 @@ function assignedTo(userId: string): SQL {
 }
 
 /**
+ * An external AI vendor's credential (modules/vendors) for the study of an order that awaits this
+ * vendor: live (not revoked, not expired), issued to the order's own provider for the order's study,
+ * the order an AI order in progress or a Complete Analysis Package still open without its automated
+ * part. Once the vendor reports, or the order completes, is refunded or cancelled, it opens nothing.
+ */
+function vendorCredentialFor(p: Principal): SQL {
+  const credentialId = p.vendor?.credentialId ?? '00000000-0000-0000-0000-000000000000';
+  return exists(
+    sql`(select 1 from ${vendorCredentials} c
+         join ${orders} o on o.id = c.order_id
+         join ${analysisServices} s on s.id = o.service_id
+         left join ${orderFulfilments} f on f.order_id = o.id
+         where c.id = ${credentialId} and c.provider_id = ${p.userId} and o.provider_id = c.provider_id
+           and c.study_id = ${studies.id} and o.study_id = ${studies.id}
+           and c.revoked_at is null and c.expires_at > now()
+           and ((s.type = 'AI' and o.status = 'in_progress')
+             or (s.type = 'Combined' and o.status in ('pending_approval', 'in_progress')
+                 and f.automated_report_at is null)))`,
+  );
+}
+
+/**
  * The one statement of which studies a principal may see: their own, those shared with them and
  * those of orders they are working on (read only, see access.service.ts), processed and not being
- * deleted; a viewer grant narrows that to its one study.
+ * deleted; a viewer grant narrows that to its one study. A vendor credential sees only its order's
+ * study, and only while the order awaits the vendor.
  * `includeDeleting` lets an owner finish a delete that stopped half-way.
  */
 function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL {
   return and(
-    or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
+    p.via === 'vendor'
+      ? vendorCredentialFor(p)
+      : or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
     eq(studies.processStatus, 'completed'),
     opts.includeDeleting ? undefined : isNull(studies.deletingSince),
     p.studyId ? eq(studies.id, p.studyId) : undefined,

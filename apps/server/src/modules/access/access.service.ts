@@ -33,7 +33,8 @@ export const STUDY_NOT_FOUND = 'Study not found or invalid study ID.';
 export function createAccessService(deps: { repo: AccessRepository; audit: AuditRecorder }) {
   /** Which actions the principal's relation to a visible study allows (see StudyAction). */
   function allows(p: Principal, study: StudyRow, action: StudyAction): boolean {
-    if (p.via === 'grant') return action === 'read';
+    // Viewer grants and vendor credentials only read.
+    if (p.via === 'grant' || p.via === 'vendor') return action === 'read';
     if (relationOf(p, study) === 'owner') return action !== 'request_ownership';
     return RECIPIENT_ACTIONS.has(action);
   }
@@ -71,7 +72,11 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
         outcome: 'denied',
         requestId: meta.requestId,
         ip: meta.ip,
-        details: { via: p.via, ...('uid' in target ? { studyInstanceUid: named.slice(0, 64) } : {}) },
+        details: {
+          via: p.via,
+          ...(p.vendor ? { orderId: p.vendor.orderId } : {}),
+          ...('uid' in target ? { studyInstanceUid: named.slice(0, 64) } : {}),
+        },
       });
       throw new AppError('NOT_FOUND', opts.notFoundMessage ?? STUDY_NOT_FOUND);
     },

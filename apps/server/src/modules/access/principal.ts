@@ -1,16 +1,21 @@
 import type { AuthenticatedSession } from '../auth/auth.service';
 
 /**
- * Who is asking for a study: a signed-in user (any study they may see) or a viewer grant (the one
- * study it was issued for, with its user's rights). Every study-derived route turns its caller into
- * one of these and hands it to `requireStudyAccess` (access.service.ts).
+ * Who is asking for a study: a signed-in user (any study they may see), a viewer grant (the one
+ * study it was issued for, with its user's rights) or an external AI vendor's DICOMweb credential
+ * (the one study of the one order it was issued for, read only, while that order awaits the vendor).
+ * Every study-derived route turns its caller into one of these and hands it to `requireStudyAccess`
+ * (access.service.ts).
  */
 export interface Principal {
+  /** The user; for a vendor credential, the provider (it is the actor of its audit records). */
   userId: string;
   role: string | null;
-  via: 'session' | 'grant';
-  /** Set for viewer grants: the only study this credential opens. */
+  via: 'session' | 'grant' | 'vendor';
+  /** Set for viewer grants and vendor credentials: the only study this credential opens. */
   studyId: string | null;
+  /** Set for vendor credentials (modules/vendors): the credential and the order it serves. */
+  vendor?: { credentialId: string; orderId: string };
 }
 
 export function sessionPrincipal(auth: AuthenticatedSession): Principal {

@@ -1,16 +1,27 @@
-import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instanceReadingOrder } from '../../db/reading-order';
-import { analysisRuns, analysisServices, instances, orders, series } from '../../db/schema/index';
+import {
+  analysisRuns,
+  analysisServices,
+  instances,
+  orderFulfilments,
+  orders,
+  series,
+} from '../../db/schema/index';
 
 /** An order as the automated analysis sees it. */
 export interface AnalysisOrder {
   id: string;
   userId: string;
   studyId: string | null;
+  /** The provider the order was bought from (an external AI vendor when it has a webhook). */
+  providerId: string;
   status: string;
   serviceType: 'AI' | 'Expert' | 'Combined';
   serviceName: string;
+  /** When a Complete Analysis Package's automated part was added to its study (null until then). */
+  automatedReportAt: Date | null;
 }
 
 export interface StoredInstance {
@@ -28,10 +39,26 @@ const orderColumns = {
   id: orders.id,
   userId: orders.userId,
   studyId: orders.studyId,
+  providerId: orders.providerId,
   status: orders.status,
   serviceType: analysisServices.type,
   serviceName: analysisServices.name,
+  automatedReportAt: orderFulfilments.automatedReportAt,
 };
+
+/**
+ * Paid orders whose automated part is still to come: AI orders in progress, and Complete Analysis
+ * Packages that are open (waiting for or in a professional's hands) without their automated part.
+ */
+const awaitingAutomatedPart = () =>
+  or(
+    and(eq(analysisServices.type, 'AI'), eq(orders.status, 'in_progress')),
+    and(
+      eq(analysisServices.type, 'Combined'),
+      inArray(orders.status, ['pending_approval', 'in_progress']),
+      isNull(orderFulfilments.automatedReportAt),
+    ),
+  );
 
 export function createAnalysisRepository(db: Db) {
   return {
@@ -40,6 +67,7 @@ export function createAnalysisRepository(db: Db) {
         .select(orderColumns)
         .from(orders)
         .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
         .where(eq(orders.id, orderId))
         .limit(1);
       return row;
@@ -94,6 +122,29 @@ export function createAnalysisRepository(db: Db) {
         .where(eq(analysisRuns.orderId, orderId));
     },
 
+    /**
+     * The order was handed to its external AI vendor, whose report is now awaited. Only from
+     * `running`: a vendor that answered before our webhook call returned may have reported already.
+     */
+    async markSent(orderId: string, at: Date) {
+      await db
+        .update(analysisRuns)
+        .set({ status: 'sent', sentAt: at, lastError: null, updatedAt: at })
+        .where(and(eq(analysisRuns.orderId, orderId), eq(analysisRuns.status, 'running')));
+    },
+
+    /** Orders handed to a vendor before `sentBefore` whose report never came. */
+    sentBefore(sentBefore: Date): Promise<AnalysisOrder[]> {
+      return db
+        .select(orderColumns)
+        .from(analysisRuns)
+        .innerJoin(orders, eq(orders.id, analysisRuns.orderId))
+        .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+        .where(and(eq(analysisRuns.status, 'sent'), lt(analysisRuns.sentAt, sentBefore)))
+        .limit(100);
+    },
+
     async noteError(orderId: string, error: string, at: Date) {
       await db
         .update(analysisRuns)
@@ -112,14 +163,9 @@ export function createAnalysisRepository(db: Db) {
         .select(orderColumns)
         .from(orders)
         .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
         .leftJoin(analysisRuns, eq(analysisRuns.orderId, orders.id))
-        .where(
-          and(
-            isNull(analysisRuns.orderId),
-            eq(analysisServices.type, 'AI'),
-            eq(orders.status, 'in_progress'),
-          ),
-        )
+        .where(and(isNull(analysisRuns.orderId), awaitingAutomatedPart()))
         .limit(100);
     },
 
@@ -129,6 +175,7 @@ export function createAnalysisRepository(db: Db) {
         .select(orderColumns)
         .from(orders)
         .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
         .where(
           and(
             eq(orders.status, 'pending_approval'),

@@ -3,6 +3,7 @@ import { storedTransferSyntax } from '../../dicom/transfer-syntax';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditOutcome, AuditRecorder } from '../audit/audit.service';
 import { parseInstance, type ParsedInstance } from '../dicomweb/part10';
+import type { DeliverReport } from '../fulfilment/report-delivery';
 import type { NotificationsService } from '../notifications/notifications.service';
 import { readInstance } from '../studies/instance-location';
 import { renderFitted } from '../thumbnails/render-pool';
@@ -16,7 +17,7 @@ import {
   type SeriesInput,
 } from './technical-summary';
 
-/** What fulfilment (modules/fulfilment/report-delivery.ts) turns into a PDF series and a completed order. */
+/** What fulfilment (modules/fulfilment/report-delivery.ts) turns into a PDF series (and a completed order). */
 export interface AnalysisReport {
   title: string;
   automated: boolean;
@@ -31,6 +32,11 @@ export class AnalysisImpossibleError extends Error {
 
 /** Retries of the analysis job (pg-boss, exponential backoff from `delaySeconds`). */
 export const ANALYSIS_RETRY = { limit: 3, delaySeconds: 20 };
+/**
+ * How long an external AI vendor has to post its report once the order was sent to it (its DICOMweb
+ * credential lasts as long); then the order is treated like a failed analysis.
+ */
+export const VENDOR_REPORT_TIMEOUT_MS = 24 * 3600 * 1000;
 const KEY_IMAGE_SIZE = 512;
 const MAX_KEY_IMAGES = 4;
 
@@ -42,8 +48,17 @@ export interface AnalysisDeps {
   log: Logger;
   /** Queues the analysis job of an order (run-analysis.job.ts). */
   enqueue: (order: { orderId: string; userId: string }) => Promise<void>;
-  deliverReport: (orderId: string, report: AnalysisReport) => Promise<void>;
+  deliverReport: DeliverReport;
   refundOrder: (orderId: string, reason: string) => Promise<unknown>;
+  /**
+   * External AI vendors (modules/vendors): an order whose provider has a webhook is sent there
+   * (`dispatch` throws to be retried) instead of getting the built-in report.
+   */
+  vendors?: {
+    vendorFor(providerId: string): Promise<{ webhookUrl: string } | null>;
+    dispatch(orderId: string, log: Logger): Promise<void>;
+    endOrder(orderId: string): Promise<void>;
+  };
   /** An order a professional has not accepted within this time is refunded. */
   approvalTimeoutMs: number;
   maxDecodedBytes: number;
@@ -51,12 +66,19 @@ export interface AnalysisDeps {
 }
 
 /**
- * Whether an order waits for its automated analysis: an AI order in progress. The Complete Analysis
- * Package's automated part waits until delivery can add a report without completing the order (the
- * professional's reading completes it); until then its expert part is its whole fulfilment.
+ * Whether an order waits for its automated analysis: an AI order in progress, or a Complete Analysis
+ * Package that is paid, open (waiting for or in the professional's hands) and still without its
+ * automated part. A package refunded or declined before its automated part ran never runs it.
  */
-const hasAutomatedPart = (o: Pick<AnalysisOrder, 'serviceType' | 'status'>) =>
-  o.serviceType === 'AI' && o.status === 'in_progress';
+const hasAutomatedPart = (o: Pick<AnalysisOrder, 'serviceType' | 'status' | 'automatedReportAt'>) =>
+  (o.serviceType === 'AI' && o.status === 'in_progress') ||
+  (o.serviceType === 'Combined' &&
+    (o.status === 'pending_approval' || o.status === 'in_progress') &&
+    !o.automatedReportAt);
+
+/** AI orders are completed by their report; a package's automated part leaves it to the professional. */
+const deliveryMode = (o: Pick<AnalysisOrder, 'serviceType'>) =>
+  o.serviceType === 'Combined' ? ('automated_part' as const) : ('complete' as const);
 
 function errorText(err: unknown): string {
   const e = err as Error;
@@ -65,7 +87,9 @@ function errorText(err: unknown): string {
 
 /**
  * Automated analyses: an honest technical summary of the study (technical-summary.ts) delivered
- * into the study like a professional's report, and the refunds of orders that cannot be served
+ * into the study like a professional's report (completing an AI order; a Complete Analysis
+ * Package's automated part leaves the order to its professional), or the order sent to the
+ * provider's external AI vendor (modules/vendors); and the refunds of orders that cannot be served
  * (an analysis failing after its retries, an order no professional accepted in time).
  */
 export function createAnalysisService(deps: AnalysisDeps) {
@@ -189,39 +213,114 @@ export function createAnalysisService(deps: AnalysisDeps) {
     });
   }
 
+  /** Queues an order's automated part, once per order, if it waits for one. */
+  async function queueAutomatedPart(orderId: string): Promise<void> {
+    const order = await repo.findOrder(orderId);
+    if (!order || !hasAutomatedPart(order)) return;
+    if (!(await repo.markQueued(order.id, deps.now()))) return;
+    await deps.enqueue({ orderId: order.id, userId: order.userId });
+    await audit('analysis.queue', order.id, { serviceType: order.serviceType });
+  }
+
+  /** The built-in technical report, delivered into the order's study. */
+  async function deliverBuiltIn(order: AnalysisOrder): Promise<AnalysisReport> {
+    if (!order.studyId) throw new AnalysisImpossibleError('the study was deleted');
+    const report = await buildReport(order.studyId);
+    await deps.deliverReport(order.id, report, { mode: deliveryMode(order) });
+    return report;
+  }
+
+  /**
+   * An automated part that will not come (retries used up, impossible, or a vendor that never
+   * reported). An AI order is refunded in full. A Complete Analysis Package is paid for the
+   * professional's reading too, so it is not refunded: when its vendor failed, the built-in report
+   * takes the vendor's place; otherwise the failure is recorded and the patient told.
+   */
+  async function giveUp(
+    order: AnalysisOrder,
+    message: string,
+    log: Logger,
+    fromVendor: boolean,
+  ): Promise<'refunded' | 'delivered' | 'failed'> {
+    await repo.finish(order.id, 'failed', message, deps.now());
+    if (fromVendor) await deps.vendors?.endOrder(order.id);
+    if (order.serviceType === 'Combined') {
+      if (fromVendor) {
+        try {
+          const report = await deliverBuiltIn(order);
+          await repo.finish(order.id, 'delivered', message, deps.now());
+          await audit('analysis.vendor_fallback', order.id, {
+            error: message,
+            sections: report.sections.length,
+          });
+          return 'delivered';
+        } catch (err) {
+          log.warn(
+            { orderId: order.id, error: errorText(err) },
+            'built-in report after a vendor failure failed',
+          );
+        }
+      }
+      await audit('analysis.part_failed', order.id, { error: message }, 'failure');
+      await deps.notifications.notify(order.userId, {
+        type: 'analysis',
+        title: 'Automated analysis unavailable',
+        description: `The automated part of your ${order.serviceName} order could not be produced. The professional's reading goes on as ordered.`,
+        path: '/services/purchased',
+      });
+      return 'failed';
+    }
+    log.warn({ orderId: order.id, error: message }, 'analysis failed for good; refunding');
+    await refund(
+      order,
+      'analysis_failed',
+      'Analysis could not be completed',
+      `Your ${order.serviceName} order could not be completed automatically and has been refunded in full.`,
+    );
+    return 'refunded';
+  }
+
   return {
     buildReport,
 
     /**
-     * Called when an order is paid (orders.service.ts): queues the automated part of AI and
-     * Combined orders, once per order.
+     * The order-events hub's `paid` and `studyAttached` (services.ts): queues the automated part
+     * of AI and Complete Analysis Package orders whose study can be read, once per order.
      */
-    async onOrderPaid(purchase: { id: string; orderStatus: string; service: { type: string } }) {
-      const order = await repo.findOrder(purchase.id);
-      if (!order || !hasAutomatedPart(order)) return;
-      if (!(await repo.markQueued(order.id, deps.now()))) return;
-      await deps.enqueue({ orderId: order.id, userId: order.userId });
-      await audit('analysis.queue', order.id, { serviceType: order.serviceType });
-    },
+    queueAutomatedPart,
 
     /**
-     * One attempt of an order's analysis (the job's handler). Throws to be retried; the attempt
-     * after the last retry, or an analysis that cannot succeed, refunds the order instead.
+     * One attempt of an order's automated part (the job's handler): sent to the provider's external
+     * AI vendor when it has one (its report comes back through modules/vendors), else the built-in
+     * report. Throws to be retried; the attempt after the last retry, or an analysis that cannot
+     * succeed, gives up instead (`giveUp`: refund, or for a package a fallback or a record).
      */
-    async runOrder(orderId: string, log: Logger): Promise<'delivered' | 'skipped' | 'refunded'> {
+    async runOrder(
+      orderId: string,
+      log: Logger,
+    ): Promise<'delivered' | 'sent' | 'skipped' | 'refunded' | 'failed'> {
       const order = await repo.findOrder(orderId);
-      if (!order || !hasAutomatedPart(order)) {
+      const run = order && (await repo.findRun(orderId));
+      if (!order || !hasAutomatedPart(order) || run?.status === 'sent' || run?.status === 'delivered') {
         log.info({ orderId, status: order?.status }, 'analysis skipped: order no longer waiting for it');
         return 'skipped';
       }
       const attempt = await repo.beginAttempt(orderId, deps.now());
+      let fromVendor = false;
       try {
         if (!order.studyId) throw new AnalysisImpossibleError('the study was deleted');
-        const report = await buildReport(order.studyId);
-        await deps.deliverReport(orderId, report);
+        fromVendor = Boolean(deps.vendors && (await deps.vendors.vendorFor(order.providerId)));
+        if (fromVendor) {
+          await deps.vendors!.dispatch(orderId, log);
+          await repo.markSent(orderId, deps.now());
+          await audit('analysis.vendor_sent', orderId, { attempt, providerId: order.providerId });
+          return 'sent';
+        }
+        const report = await deliverBuiltIn(order);
         await repo.finish(orderId, 'delivered', null, deps.now());
         await audit('analysis.deliver', orderId, {
           attempt,
+          mode: deliveryMode(order),
           sections: report.sections.length,
           keyImages: report.keyImages?.length ?? 0,
         });
@@ -229,24 +328,21 @@ export function createAnalysisService(deps: AnalysisDeps) {
       } catch (err) {
         const message = errorText(err);
         const final = err instanceof AnalysisImpossibleError || attempt > ANALYSIS_RETRY.limit;
-        await audit('analysis.attempt', orderId, { attempt, error: message, final }, 'failure');
+        await audit(
+          'analysis.attempt',
+          orderId,
+          { attempt, error: message, final, vendor: fromVendor },
+          'failure',
+        );
         if (!final) {
           await repo.noteError(orderId, message, deps.now());
           throw err;
         }
-        await repo.finish(orderId, 'failed', message, deps.now());
-        log.warn({ orderId, attempt, error: message }, 'analysis failed for good; refunding');
-        await refund(
-          order,
-          'analysis_failed',
-          'Analysis could not be completed',
-          `Your ${order.serviceName} order could not be completed automatically and has been refunded in full.`,
-        );
-        return 'refunded';
+        return giveUp(order, message, log, fromVendor);
       }
     },
 
-    /** Paid orders whose analysis was never queued (the process stopped between payment and send). */
+    /** Paid orders whose automated part was never queued (the process stopped between payment and send). */
     async queueMissed(): Promise<number> {
       let queued = 0;
       for (const order of await repo.unqueued()) {
@@ -255,6 +351,26 @@ export function createAnalysisService(deps: AnalysisDeps) {
         queued++;
       }
       return queued;
+    },
+
+    /**
+     * Orders sent to an external AI vendor that has not reported within VENDOR_REPORT_TIMEOUT_MS:
+     * treated like an analysis that failed for good (its credential has expired by then anyway).
+     */
+    async expireVendorSilence(log: Logger): Promise<number> {
+      const cutoff = new Date(deps.now().getTime() - VENDOR_REPORT_TIMEOUT_MS);
+      let ended = 0;
+      for (const order of await repo.sentBefore(cutoff)) {
+        try {
+          if (hasAutomatedPart(order)) await giveUp(order, 'the vendor sent no report in time', log, true);
+          else
+            await repo.finish(order.id, 'failed', 'the order ended before the vendor reported', deps.now());
+          ended++;
+        } catch (err) {
+          log.error({ orderId: order.id, err: errorText(err) }, 'could not end an order its vendor left');
+        }
+      }
+      return ended;
     },
 
     /** Refunds orders no professional accepted within the configured time, and tells their patients. */

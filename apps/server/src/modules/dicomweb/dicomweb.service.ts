@@ -199,7 +199,8 @@ export function createDicomwebService(deps: Deps) {
       outcome,
       requestId: meta.requestId,
       ip: meta.ip,
-      details: { via: p.via, ...details },
+      // A vendor's reads name the order its credential serves; the actor is the vendor's provider.
+      details: { via: p.via, ...(p.vendor ? { orderId: p.vendor.orderId } : {}), ...details },
     });
   }
 

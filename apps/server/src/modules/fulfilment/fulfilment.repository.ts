@@ -51,6 +51,14 @@ export interface ReportInstance {
   storageKey: string;
 }
 
+/**
+ * Whether an order can still take its automated part (Complete Analysis Package): it is paid and
+ * open (waiting for or in a professional's hands) and has not had it yet.
+ */
+export function isAutomatedPartOpen(o: { status: string; automatedReportAt: Date | null }): boolean {
+  return (o.status === 'pending_approval' || o.status === 'in_progress') && !o.automatedReportAt;
+}
+
 /** Data access of order fulfilment: professionals' work lists, acceptance, delivered reports. */
 export function createFulfilmentRepository(db: Db) {
   const views = () =>
@@ -228,9 +236,14 @@ export function createFulfilmentRepository(db: Db) {
 
     /**
      * Indexes the report instance as a new series of the order's study, charges its bytes to the
-     * study's owner, and completes the order, in one transaction. Touching the study's row moves
-     * its owner's studies list on (the change-notification trigger), so Latest Completion shows.
-     * False when the order is no longer in progress (delivered twice, refunded meanwhile).
+     * study's owner, and (`completeOrder`) completes the order, in one transaction. Touching the
+     * study's row moves its owner's studies list on (the change-notification trigger), so Latest
+     * Completion shows. False when the order is no longer in progress (delivered twice, refunded
+     * meanwhile).
+     *
+     * Without `completeOrder` it adds the automated part of a Complete Analysis Package: the order
+     * keeps its state (waiting for or in the professional's hands) and only records the part's
+     * arrival, once per order; false when the order is no longer open or already has it.
      */
     async commitDelivery(p: {
       orderId: string;
@@ -238,15 +251,18 @@ export function createFulfilmentRepository(db: Db) {
       ownerId: string;
       instance: ReportInstance;
       report: { title: string; automated: boolean; pdfKey: string };
+      completeOrder: boolean;
       at: Date;
     }): Promise<boolean> {
       return db.transaction(async (tx) => {
         const [order] = await tx
-          .select({ status: orders.status })
+          .select({ status: orders.status, automatedReportAt: orderFulfilments.automatedReportAt })
           .from(orders)
+          .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
           .where(eq(orders.id, p.orderId))
-          .for('update');
-        if (order?.status !== 'in_progress') return false;
+          .for('update', { of: orders });
+        if (p.completeOrder ? order?.status !== 'in_progress' : !order || !isAutomatedPartOpen(order))
+          return false;
         await tx.select({ id: users.id }).from(users).where(eq(users.id, p.ownerId)).for('update');
         const i = p.instance;
         const [seriesRow] = await tx
@@ -290,6 +306,19 @@ export function createFulfilmentRepository(db: Db) {
             updatedAt: p.at,
           })
           .where(eq(studies.id, p.studyId));
+        if (!p.completeOrder) {
+          const part = {
+            automatedReportAt: p.at,
+            automatedReportPdfKey: p.report.pdfKey,
+            automatedReportSeriesUid: i.seriesInstanceUid,
+            updatedAt: p.at,
+          };
+          await tx
+            .insert(orderFulfilments)
+            .values({ orderId: p.orderId, ...part, createdAt: p.at })
+            .onConflictDoUpdate({ target: orderFulfilments.orderId, set: part });
+          return true;
+        }
         await tx.update(orders).set({ status: 'completed', updatedAt: p.at }).where(eq(orders.id, p.orderId));
         const report = {
           reportTitle: p.report.title,

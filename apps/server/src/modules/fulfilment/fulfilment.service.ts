@@ -59,8 +59,11 @@ export interface FulfilmentDeps {
   storage: Pick<ObjectStorage, 'get'>;
   audit: AuditRecorder;
   now: () => Date;
-  /** Starts an automated reading of an order now in progress (the AI Quick Analysis job). */
-  startAutomated?: (orderId: string) => Promise<void>;
+  /**
+   * Told when an order waiting for data got a study it can read (the order-events hub's
+   * `studyAttached`: the automated part of AI and Complete Analysis Package orders starts).
+   */
+  startAutomated?: (orderId: string, status: string) => Promise<void>;
 }
 
 function toProfessionalOrder(v: FulfilmentView): ProfessionalOrder {
@@ -232,7 +235,7 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
             { heading: 'Reported by', text: view.provider.name },
           ],
         },
-        actor.id,
+        { actor: { id: actor.id, role: 'professional' } },
       );
       return toProfessionalOrder((await repo.findView(orderId))!);
     },
@@ -284,7 +287,7 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
         previousStudyId: view.order.studyId,
         status,
       });
-      if (status === 'in_progress') await deps.startAutomated?.(orderId);
+      await deps.startAutomated?.(orderId, status);
       return { orderId, orderStatus: status, studyId: study.id };
     },
 

@@ -2,6 +2,7 @@ import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { NotificationsService } from '../notifications/notifications.service';
+import type { OrderEventsEmitter } from '../orders/order-events';
 import { crcOf } from '../studies/zip-reader';
 import type { FulfilmentRepository } from './fulfilment.repository';
 import { buildEncapsulatedPdf, ENCAPSULATED_PDF_SOP_CLASS } from './report-dicom';
@@ -9,20 +10,41 @@ import { renderReportPdf, type ReportContent } from './report-pdf';
 
 export type { ReportContent } from './report-pdf';
 
+/** How a reading is delivered. */
+export interface DeliveryOptions {
+  /** Who delivered: the professional, an external AI vendor (its provider), or null for our own job. */
+  actor?: { id: string; role: 'professional' | 'vendor' } | null;
+  /**
+   * 'complete' (default): the report finishes the order. 'automated_part': the automated part of a
+   * Complete Analysis Package, added to the study while the order stays open for the professional,
+   * whose delivery completes it; once per order.
+   */
+  mode?: 'complete' | 'automated_part';
+}
+
 /** Delivers a finished reading of an order into its study (see createReportDelivery). */
-export type DeliverReport = (orderId: string, report: ReportContent) => Promise<void>;
+export type DeliverReport = (
+  orderId: string,
+  report: ReportContent,
+  options?: DeliveryOptions,
+) => Promise<void>;
 
 export interface ReportDeliveryDeps {
   repo: FulfilmentRepository;
   storage: ObjectStorage;
   notifications: Pick<NotificationsService, 'notify'>;
   audit: AuditRecorder;
+  /** The order-events hub: a completing delivery emits `ended` (vendor credentials end with it). */
+  events?: OrderEventsEmitter;
   now: () => Date;
 }
 
 /** Storage keys of a delivered report: its PDF and the DICOM instance that carries it. */
 export const reportPdfKey = (orderId: string) => `reports/${orderId}/report.pdf`;
+/** The PDF of a Complete Analysis Package's automated part (the order's own report comes later). */
+export const automatedPartPdfKey = (orderId: string) => `reports/${orderId}/automated.pdf`;
 const reportDicomKey = (orderId: string, sopUid: string) => `reports/${orderId}/${sopUid}.dcm`;
+const OPEN_STATUSES = ['pending_approval', 'in_progress'];
 
 /**
  * `deliverReport(orderId, report)`: renders the report as a PDF, stores it, adds it to the order's
@@ -30,18 +52,26 @@ const reportDicomKey = (orderId: string, sopUid: string) => `reports/${orderId}/
  * study's owner like an uploaded file, so it shows in the viewer, the Info dialog and the download),
  * completes the order, tells the patient (no patient data in the notification) and audits it.
  * Only an order in progress can be delivered; a second delivery is a conflict and changes nothing.
- * `actorId` is the professional who delivered, or null for an automated reading.
+ * The automated part of a Complete Analysis Package (`mode: 'automated_part'`) is delivered the same
+ * way into the study but leaves the order open; it too is delivered once.
  */
 export function createReportDelivery(deps: ReportDeliveryDeps) {
   async function deliver(
     orderId: string,
     report: ReportContent,
-    actorId: string | null = null,
+    options: DeliveryOptions = {},
   ): Promise<void> {
+    const completeOrder = (options.mode ?? 'complete') === 'complete';
+    const actor = options.actor ?? null;
+    const refused = completeOrder
+      ? 'Only an order in progress can be delivered.'
+      : 'The automated part of this order was already delivered, or the order is closed.';
     const view = await deps.repo.findView(orderId);
     if (!view) throw new AppError('NOT_FOUND', 'Order not found.');
-    if (view.order.status !== 'in_progress' || !view.order.studyId)
-      throw new AppError('CONFLICT', 'Only an order in progress can be delivered.');
+    const open = completeOrder
+      ? view.order.status === 'in_progress'
+      : OPEN_STATUSES.includes(view.order.status) && !view.fulfilment?.automatedReportAt;
+    if (!open || !view.order.studyId) throw new AppError('CONFLICT', refused);
     const study = await deps.repo.findStudy(view.order.studyId);
     if (!study || study.deletingSince) throw new AppError('CONFLICT', 'The study of this order is gone.');
     const at = deps.now();
@@ -57,7 +87,7 @@ export function createReportDelivery(deps: ReportDeliveryDeps) {
       seriesNumber: await deps.repo.nextSeriesNumber(study.id),
       at,
     });
-    const pdfKey = reportPdfKey(orderId);
+    const pdfKey = completeOrder ? reportPdfKey(orderId) : automatedPartPdfKey(orderId);
     const dicomKey = reportDicomKey(orderId, dicom.sopInstanceUid);
     await deps.storage.put(pdfKey, pdf, { size: pdf.length, contentType: 'application/pdf' });
     await deps.storage.put(dicomKey, dicom.bytes, {
@@ -82,16 +112,17 @@ export function createReportDelivery(deps: ReportDeliveryDeps) {
           storageKey: dicomKey,
         },
         report: { title: report.title, automated: report.automated, pdfKey },
+        completeOrder,
         at,
       });
     } finally {
       // Nothing indexes the instance unless the delivery committed.
       if (!done) await deps.storage.delete(dicomKey).catch(() => undefined);
     }
-    if (!done) throw new AppError('CONFLICT', 'Only an order in progress can be delivered.');
+    if (!done) throw new AppError('CONFLICT', refused);
     await deps.audit({
-      actorId,
-      actorRole: actorId ? 'professional' : null,
+      actorId: actor?.id ?? null,
+      actorRole: actor?.role ?? null,
       action: 'order.report_delivered',
       outcome: 'success',
       targetType: 'order',
@@ -99,24 +130,36 @@ export function createReportDelivery(deps: ReportDeliveryDeps) {
       details: {
         studyId: study.id,
         automated: report.automated,
+        mode: completeOrder ? 'complete' : 'automated_part',
         seriesInstanceUid: dicom.seriesInstanceUid,
         sopInstanceUid: dicom.sopInstanceUid,
         pdfBytes: pdf.length,
         dicomBytes: dicom.bytes.length,
       },
     });
+    if (!completeOrder) {
+      // The professional opening the study sees the series; the patient is told it arrived.
+      await deps.notifications.notify(view.order.userId, {
+        type: 'analysis',
+        title: 'Automated analysis ready',
+        description: `The automated part of your ${view.service.name} order is ready and has been added to your study. The professional's reading follows.`,
+        path: '/services/purchased',
+      });
+      return;
+    }
     await deps.notifications.notify(view.order.userId, {
       type: 'analysis',
       title: 'Analysis completed',
       description: `Your ${view.service.name} order is complete. The report has been added to your study.`,
       path: '/services/purchased',
     });
+    await deps.events?.emit('ended', { orderId, status: 'completed' });
   }
 
   return {
     deliver,
-    /** The function the analysis job and the professionals' workspace deliver through. */
-    deliverReport: ((orderId, report) => deliver(orderId, report)) as DeliverReport,
+    /** The function the analysis job, vendors and the professionals' workspace deliver through. */
+    deliverReport: deliver as DeliverReport,
   };
 }
 export type ReportDelivery = ReturnType<typeof createReportDelivery>;

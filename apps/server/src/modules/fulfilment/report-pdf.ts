@@ -5,6 +5,11 @@ export interface ReportContent {
   title: string;
   /** Computed by a program (AI Quick Analysis), not written by a professional. */
   automated: boolean;
+  /**
+   * The line printed under the title of an automated report instead of the built-in summary's
+   * (an external AI vendor's reading says whose it is and that it is not a diagnosis).
+   */
+  notice?: string;
   sections: Array<{ heading: string; text: string }>;
   keyImages?: Array<{ caption: string; jpeg: Buffer }>;
 }
@@ -106,7 +111,7 @@ export async function renderReportPdf(
   );
   if (report.automated) {
     y -= 6;
-    write(AUTOMATED_NOTE, bold, 10, rgb(0.6, 0.2, 0.1));
+    write(report.notice ?? AUTOMATED_NOTE, bold, 10, rgb(0.6, 0.2, 0.1));
   }
   for (const section of report.sections) {
     y -= 12;

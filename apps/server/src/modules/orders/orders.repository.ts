@@ -20,7 +20,14 @@ export interface OrderView {
   order: OrderRow;
   service: { id: string; name: string; scope: string; type: 'AI' | 'Expert' | 'Combined' };
   provider: { id: string; name: string };
-  payment: { intentId: string; cardBrand: string | null; cardLast4: string | null } | null;
+  payment: {
+    intentId: string;
+    cardBrand: string | null;
+    cardLast4: string | null;
+    /** What was given back of this payment (0 when nothing), and when. */
+    refundedCents: number;
+    refundedAt: Date | null;
+  } | null;
 }
 
 /** Orders (purchases) and the card payments that pay them. */
@@ -40,6 +47,8 @@ export function createOrdersRepository(db: Db) {
           intentId: payments.intentId,
           cardBrand: payments.cardBrand,
           cardLast4: payments.cardLast4,
+          refundedCents: payments.refundedCents,
+          refundedAt: payments.refundedAt,
         },
       })
       .from(orders)
@@ -50,11 +59,23 @@ export function createOrdersRepository(db: Db) {
     order: OrderRow;
     service: OrderView['service'];
     provider: OrderView['provider'];
-    payment: { intentId: string | null; cardBrand: string | null; cardLast4: string | null } | null;
+    payment: {
+      intentId: string | null;
+      cardBrand: string | null;
+      cardLast4: string | null;
+      refundedCents: number | null;
+      refundedAt: Date | null;
+    } | null;
   }): OrderView => ({
     ...r,
     payment: r.payment?.intentId
-      ? { intentId: r.payment.intentId, cardBrand: r.payment.cardBrand, cardLast4: r.payment.cardLast4 }
+      ? {
+          intentId: r.payment.intentId,
+          cardBrand: r.payment.cardBrand,
+          cardLast4: r.payment.cardLast4,
+          refundedCents: r.payment.refundedCents ?? 0,
+          refundedAt: r.payment.refundedAt,
+        }
       : null,
   });
 

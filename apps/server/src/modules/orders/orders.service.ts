@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   formatDollars,
+  missingStudyData,
   type CreateOrderBody,
   type CreatePaymentIntentBody,
   type CreatePurchaseBody,
@@ -19,6 +20,7 @@ import type { MailService } from '../mail/mail.service';
 import { paymentReceiptEmail, refundReceiptEmail } from '../mail/templates';
 import type { ServicesService } from '../services/services.service';
 import type { UsersRepository } from '../users/users.repository';
+import type { OrderEventsEmitter } from './order-events';
 import {
   REFUNDABLE_STATUSES,
   type OrderStatusValue,
@@ -42,15 +44,6 @@ function uuidFrom(name: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** DICOM modality codes behind each modality name the catalogue shows. */
-const MODALITY_CODES: Record<string, string[]> = {
-  'X-Ray': ['CR', 'DX', 'DR', 'XR', 'RG', 'MG', 'RF', 'XA'],
-  CT: ['CT'],
-  MRI: ['MR'],
-  PET: ['PT'],
-  Ultrasound: ['US'],
-};
-
 /** The user the caller acts as. */
 interface Actor {
   id: string;
@@ -73,6 +66,12 @@ export function toPurchase(v: OrderView): Purchase {
         ? { brand: v.payment.cardBrand, last4: v.payment.cardLast4 }
         : null,
     paymentIntentId: v.payment?.intentId ?? null,
+    // What the processor gave back of the order's own payment: the refund the user sees on the card.
+    refundedAmount: v.payment && v.payment.refundedCents > 0 ? v.payment.refundedCents / 100 : null,
+    refundedAt:
+      v.payment && v.payment.refundedCents > 0
+        ? (v.payment.refundedAt ?? v.order.refundedAt ?? v.order.updatedAt).toISOString()
+        : null,
   };
 }
 
@@ -86,8 +85,11 @@ export interface OrdersDeps {
   audit: AuditRecorder;
   appUrl: string;
   now: () => Date;
-  /** Told of each newly paid order (the automated analysis queues its job there). */
-  onPaid?: (purchase: Purchase) => Promise<void>;
+  /**
+   * The order-events hub (order-events.ts): `paid` once per order (the automated analysis queues
+   * its job there), `ended` when an order is refunded or cancelled (vendor credentials end).
+   */
+  events?: OrderEventsEmitter;
 }
 
 /**
@@ -168,10 +170,7 @@ export function createOrdersService(deps: OrdersDeps) {
   async function initialStatus(payment: PaymentRow): Promise<OrderStatusValue> {
     const offer = await deps.catalogue.findOffer(payment.serviceId, payment.providerId);
     const facts = payment.studyId ? await repo.studyFacts(payment.studyId) : undefined;
-    const codes = (offer?.service.supportedModalities ?? []).flatMap((m) => MODALITY_CODES[m] ?? [m]);
-    const readable =
-      facts && facts.instanceCount > 0 && facts.modalities.some((m) => codes.includes(m.toUpperCase()));
-    if (!readable) return 'pending_data_upload';
+    if (missingStudyData(offer?.service.supportedModalities ?? [], facts)) return 'pending_data_upload';
     return offer?.service.type === 'AI' ? 'in_progress' : 'pending_approval';
   }
 
@@ -252,8 +251,9 @@ export function createOrdersService(deps: OrdersDeps) {
             link: new URL('/services/purchased', deps.appUrl).toString(),
           }),
         );
-      // The payment stands whatever happens here; analysis-sweep queues what this missed.
-      await deps.onPaid?.(purchase).catch(() => undefined);
+      // The payment stands whatever happens here (the hub logs a listener's failure);
+      // analysis-sweep queues what this missed.
+      await deps.events?.emit('paid', { orderId, status: purchase.orderStatus });
     }
     return purchase;
   }
@@ -298,6 +298,7 @@ export function createOrdersService(deps: OrdersDeps) {
       at,
     });
     if (!refunded) return false;
+    if (order) await deps.events?.emit('ended', { orderId: order.id, status: 'refunded' });
     await audit(actor, action, target, meta, {
       paymentId: payment.id,
       refundId: refund.id,
@@ -453,6 +454,7 @@ export function createOrdersService(deps: OrdersDeps) {
       if (!(await repo.cancelAwaiting(orderId, actor.id, deps.now())))
         throw new AppError('CONFLICT', 'Only an order waiting for payment can be cancelled.');
       await audit(actor, 'order.cancel', { type: 'order', id: orderId }, meta, { from: 'awaiting_payment' });
+      await deps.events?.emit('ended', { orderId, status: 'cancelled' });
       return view(orderId);
     },
 

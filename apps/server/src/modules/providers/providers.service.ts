@@ -62,6 +62,10 @@ function toAdminProvider(row: ProviderWithLink): AdminProvider {
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
     linkedUser: linkedUser ? { id: linkedUser.id, email: linkedUser.email, name: linkedUser.name } : null,
+    // Set and rotated under modules/vendors; the secret itself never leaves that module.
+    vendor: p.vendorWebhookUrl
+      ? { webhookUrl: p.vendorWebhookUrl, secretCreatedAt: p.vendorSecretCreatedAt?.toISOString() ?? null }
+      : null,
   };
 }
 

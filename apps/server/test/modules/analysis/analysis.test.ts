@@ -4,11 +4,19 @@ import dicomParser from 'dicom-parser';
 import { and, eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analysisRuns, auditEvents, instances, notifications, orders } from '../../../src/db/schema/index';
+import {
+  analysisRuns,
+  auditEvents,
+  instances,
+  notifications,
+  orderFulfilments,
+  orders,
+  providers,
+} from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { generateSeries } from '../../helpers/dicom-series';
-import { FIXTURES, newPatient, type Patient } from '../../helpers/studies';
-import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
+import { FIXTURES, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { createTestContext, eventually, registerUser, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
 let buyer: Patient;
@@ -30,12 +38,12 @@ interface ServiceDto {
 }
 
 /** Pays for `serviceName` on `studyId` with the sandbox's always-succeeding card; answers the order id. */
-async function buy(p: Patient, serviceName: string, studyId: string): Promise<string> {
+async function buy(p: Patient, serviceName: string, studyId: string, providerId?: string): Promise<string> {
   const catalogue = (await call(p, 'GET', '/api/services')).json() as ServiceDto[];
   const s = catalogue.find((x) => x.name === serviceName)!;
   const intent = await call(p, 'POST', '/api/payments/create-payment-intent', {
     serviceId: s.id,
-    providerId: s.providers[0]!.id,
+    providerId: providerId ?? s.providers[0]!.id,
     studyId,
   });
   expect(intent.statusCode, intent.body).toBe(200);
@@ -173,4 +181,157 @@ describe('orders not accepted in time', () => {
     // Once refunded, it is not refunded again.
     expect(await ctx.services.analysis.expireUnaccepted(silent)).toBe(0);
   }, 60_000);
+});
+
+describe('Complete Analysis Package: its automated part', () => {
+  const PACKAGE = 'Complete Analysis Package';
+  let pro: Patient;
+  let packageProviderId: string;
+
+  /** An MR study of `n` small images (the package reads X-Ray and MRI). */
+  async function mrStudy(owner: string, n = 3): Promise<string> {
+    const studyUid = uid();
+    const seriesUid = uid();
+    const files = Array.from({ length: n }, (_, i) =>
+      makeDicom({ studyUid, seriesUid, sopUid: uid(), instanceNumber: i + 1, modality: 'MR' }),
+    );
+    return (await ingestFiles(ctx, owner, files))[0]!;
+  }
+  const reportSeries = async (studyId: string) =>
+    (await db().select().from(instances).where(eq(instances.studyId, studyId))).filter(
+      (i) => i.sopClassUid === '1.2.840.10008.5.1.4.1.1.104.1',
+    );
+  const fulfilmentOf = async (orderId: string) =>
+    (await db().select().from(orderFulfilments).where(eq(orderFulfilments.orderId, orderId)))[0];
+
+  beforeAll(async () => {
+    const res = await registerUser(ctx, 'pro-analysis@example.com', {
+      extra: {
+        role: 'professional',
+        name: 'Thomas Becker',
+        license: { number: 'MD-1', state: 'BE', expiryDate: '2031-01-31' },
+        specialty: 'Radiology',
+        hospital: 'General',
+        position: 'Attending',
+      },
+    });
+    const id = res.json().data.id as string;
+    await ctx.services.users.update(id, { accountStatus: 'active', emailVerifiedAt: new Date() });
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: {
+        email: 'pro-analysis@example.com',
+        password: 'Str0ng!Passw0rd',
+        captcha: await ctx.captcha('pro-analysis@example.com'),
+      },
+    });
+    const token = login.json().data.authToken as string;
+    pro = { id, token, auth: { authorization: `Bearer ${token}` } };
+    const catalogue = (await call(buyer, 'GET', '/api/services')).json() as ServiceDto[];
+    packageProviderId = catalogue.find((x) => x.name === PACKAGE)!.providers[0]!.id;
+    await db().update(providers).set({ linkedUserId: pro.id }).where(eq(providers.id, packageProviderId));
+  }, 60_000);
+
+  it('adds the automated report to the study without completing the order; the professional completes it', async () => {
+    const studyId = await mrStudy(buyer.id);
+    const orderId = await buy(buyer, PACKAGE, studyId, packageProviderId);
+    expect(await orderStatus(orderId)).toBe('pending_approval');
+    // The job adds the automated part as a series of its own; the order waits for the professional.
+    await eventually(async () => (await fulfilmentOf(orderId))?.automatedReportAt, 60_000);
+    expect(await orderStatus(orderId)).toBe('pending_approval');
+    expect(await reportSeries(studyId)).toHaveLength(1);
+    const run = await eventually(async () => {
+      const [row] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+      return row?.status === 'delivered' ? row : undefined;
+    });
+    expect(run.attempts).toBe(1);
+    const told = await db()
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.userId, buyer.id), eq(notifications.title, 'Automated analysis ready')));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.description).toContain("The professional's reading follows");
+    // Only once: a second run does nothing.
+    expect(await ctx.services.analysis.runOrder(orderId, silent)).toBe('skipped');
+    await expect(
+      ctx.services.reportDelivery.deliverReport(
+        orderId,
+        { title: 'again', automated: true, sections: [] },
+        { mode: 'automated_part' },
+      ),
+    ).rejects.toThrow(/already delivered/);
+
+    // The professional accepts, sees the series in the study they open, and delivers.
+    expect((await call(pro, 'POST', `/api/professional/orders/${orderId}/accept`)).statusCode).toBe(200);
+    const opened = await call(pro, 'GET', `/api/studies/study/${studyId}`);
+    expect(opened.statusCode, opened.body).toBe(200);
+    expect(opened.json().data.metadata.modalities).toContain('DOC');
+    const delivered = await call(pro, 'POST', `/api/professional/orders/${orderId}/deliver`, {
+      findings: 'Findings.',
+      impression: 'Impression.',
+      recommendation: '',
+    });
+    expect(delivered.statusCode, delivered.body).toBe(200);
+    expect(await orderStatus(orderId)).toBe('completed');
+    expect(await reportSeries(studyId)).toHaveLength(2);
+  }, 90_000);
+
+  it('runs when a study is attached to a package waiting for data', async () => {
+    const [ctStudy] = await ingestFiles(ctx, buyer.id, ctSeries(3));
+    const orderId = await buy(buyer, PACKAGE, ctStudy!, packageProviderId);
+    // A CT study: the package reads X-Ray and MRI, so it waits for data and nothing runs.
+    expect(await orderStatus(orderId)).toBe('pending_data_upload');
+    expect(await ctx.services.analysis.runOrder(orderId, silent)).toBe('skipped');
+    const studyId = await mrStudy(buyer.id);
+    const attached = await call(buyer, 'POST', `/api/orders/${orderId}/study`, { studyId });
+    expect(attached.statusCode, attached.body).toBe(200);
+    expect(attached.json().orderStatus).toBe('pending_approval');
+    await eventually(async () => (await fulfilmentOf(orderId))?.automatedReportAt, 60_000);
+    expect(await reportSeries(studyId)).toHaveLength(1);
+    expect(await reportSeries(ctStudy!)).toHaveLength(0);
+    expect(await orderStatus(orderId)).toBe('pending_approval');
+  }, 90_000);
+
+  it('a package refunded before its automated part ran never runs it', async () => {
+    const [ctStudy] = await ingestFiles(ctx, buyer.id, ctSeries(3));
+    const orderId = await buy(buyer, PACKAGE, ctStudy!, packageProviderId);
+    expect(await orderStatus(orderId)).toBe('pending_data_upload');
+    // As if its job had been queued (a lost race): the refund comes first.
+    await db().insert(analysisRuns).values({ orderId, status: 'queued' });
+    await ctx.services.orders.refundOrder(orderId, 'test refund');
+    expect(await ctx.services.analysis.runOrder(orderId, silent)).toBe('skipped');
+    await ctx.services.analysis.queueAutomatedPart(orderId);
+    expect(await ctx.services.analysis.queueMissed()).toBe(0);
+    expect(await reportSeries(ctStudy!)).toHaveLength(0);
+    expect((await fulfilmentOf(orderId))?.automatedReportAt ?? null).toBeNull();
+  }, 60_000);
+
+  it('a declined package never runs it', async () => {
+    const studyId = await mrStudy(buyer.id);
+    const orderId = await buy(buyer, PACKAGE, studyId, packageProviderId);
+    // Decline at once; whichever of the job and the decline comes first, no part is added after.
+    const declined = await call(pro, 'POST', `/api/professional/orders/${orderId}/decline`, {});
+    expect(declined.statusCode, declined.body).toBe(200);
+    expect(await orderStatus(orderId)).toBe('refunded');
+    const before = (await reportSeries(studyId)).length;
+    expect(await ctx.services.analysis.runOrder(orderId, silent)).toBe('skipped');
+    expect(await reportSeries(studyId)).toHaveLength(before);
+  }, 60_000);
+
+  it('is queued by the sweep when its job was never sent', async () => {
+    const studyId = await mrStudy(buyer.id);
+    const orderId = await buy(buyer, PACKAGE, studyId, packageProviderId);
+    // Wait for the job started at payment, then forget its record as if it had never been sent.
+    await eventually(async () => (await fulfilmentOf(orderId))?.automatedReportAt, 60_000);
+    await db()
+      .update(orderFulfilments)
+      .set({ automatedReportAt: null })
+      .where(eq(orderFulfilments.orderId, orderId));
+    await db().delete(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+    expect(await ctx.services.analysis.queueMissed()).toBe(1);
+    expect(await ctx.services.analysis.queueMissed()).toBe(0);
+    await eventually(async () => (await fulfilmentOf(orderId))?.automatedReportAt, 60_000);
+    expect(await reportSeries(studyId)).toHaveLength(2);
+  }, 90_000);
 });

@@ -158,6 +158,8 @@ describe('paying for a purchase', () => {
     expect(result.status).toBe('succeeded');
     expect(result.purchase).toMatchObject({
       cost: s.providers[0]!.price,
+      refundedAmount: null,
+      refundedAt: null,
       orderStatus: 'pending_approval',
       service: { name: 'Expert Review', scope: 'expert_review' },
       provider: { name: s.providers[0]!.name },
@@ -392,11 +394,12 @@ describe('orders waiting for payment', () => {
     expect(intent!.amountRefundedCents).toBe(first.amount);
     const [row] = await db().select().from(payments).where(eq(payments.intentId, first.paymentIntentId));
     expect(row).toMatchObject({ refundedCents: first.amount });
+    // The order stands, paid by the second payment: the refund of the first is not its refund.
     expect(
       (await call(buyer, 'GET', `/api/purchases/user/${buyer.id}`))
         .json()
-        .find((p: { id: string }) => p.id === order.id).orderStatus,
-    ).toBe('pending_approval');
+        .find((p: { id: string }) => p.id === order.id),
+    ).toMatchObject({ orderStatus: 'pending_approval', refundedAmount: null, refundedAt: null });
   });
 
   it('refundOrder refunds a paid order once, moves it to refunded, audits and emails a receipt', async () => {
@@ -422,6 +425,17 @@ describe('orders waiting for payment', () => {
     ).toHaveLength(1);
     const [order] = await db().select().from(orders).where(eq(orders.id, purchase.id));
     expect(order).toMatchObject({ status: 'refunded', refundReason: 'Declined by the provider.' });
+    // The purchase lists show what was given back and when, in dollars like the cost.
+    expect(r1).toMatchObject({ refundedAmount: amount / 100, refundedAt: pay!.refundedAt!.toISOString() });
+    const listed = (await call(buyer, 'GET', `/api/purchases/user/${buyer.id}`))
+      .json()
+      .find((p: { id: string }) => p.id === purchase.id);
+    expect(listed).toMatchObject({
+      orderStatus: 'refunded',
+      cost: amount / 100,
+      refundedAmount: amount / 100,
+      refundedAt: pay!.refundedAt!.toISOString(),
+    });
     const audits = await db().select().from(auditEvents).where(eq(auditEvents.targetId, purchase.id));
     expect(audits.filter((e) => e.action === 'order.refund' && e.outcome === 'success')).toHaveLength(1);
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.to, 'buyer-orders@example.com'));
