@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import {
   newUid,
   pickFromTile,
@@ -27,18 +27,25 @@ async function seriesCount(page: Page, studyId: string): Promise<number> {
   return ((await res.json()) as { data: { seriesCount: number } }).data.seriesCount;
 }
 
-test('a patient buys AI Quick Analysis for a CT; the automated report completes it and adds a series', async ({
-  page,
-}) => {
-  test.setTimeout(240_000);
-  await registerPatient(page, uniqueEmail('ai-analysis'), 'Jane', 'Doe');
+/** The admin, signed in in a browser context of its own. */
+async function adminContext(browser: Browser, baseURL: string) {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(process.env.E2E_ADMIN_EMAIL!);
+  await page.getByLabel('Password', { exact: true }).fill(process.env.E2E_ADMIN_PASSWORD!);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible();
+  return context;
+}
 
-  // A small CT study of one series.
-  const description = `CT Chest ${Date.now()}`;
-  const files = writeSeries(tempDir('ai-analysis'), 'ct', 3, {
+/** Uploads a one-series study of `count` images and answers its id once it is listed. */
+async function uploadStudy(page: Page, name: string, modality: string, count: number) {
+  const description = `${name} ${Date.now()}`;
+  const files = writeSeries(tempDir(name.replace(/\W+/g, '-').toLowerCase()), modality.toLowerCase(), count, {
     patientName: 'Doe^Jane',
     studyDescription: description,
-    modality: 'CT',
+    modality,
     studyDate: '20240301',
     studyUid: newUid(),
   });
@@ -47,22 +54,21 @@ test('a patient buys AI Quick Analysis for a CT; the automated report completes 
   await uploadAndReturnToStudies(page);
   const row = studyRow(page, description);
   await expect(row).toBeVisible({ timeout: 90_000 });
-  const studyId = await studyByDescription(page, description);
-  const seriesBefore = await seriesCount(page, studyId);
-  expect(seriesBefore).toBe(1);
+  return { description, row, studyId: await studyByDescription(page, description) };
+}
 
-  // Get Analysis → AI Quick Analysis → Purchase from its first provider.
+/** Get Analysis on the study's row → the service → Purchase from its first provider → paid. */
+async function purchase(page: Page, row: ReturnType<typeof studyRow>, description: string, service: string) {
   await row.getByRole('link', { name: 'Get Analysis' }).click();
   await expect(page).toHaveURL(/\/services\/available\?action=getanalysis/);
   await expect(page.getByText(/You are purchasing an analysis for the study/)).toBeVisible();
-  const providers = page.getByRole('table', { name: 'Providers of AI Quick Analysis' });
+  const providers = page.getByRole('table', { name: `Providers of ${service}` });
   if (!(await providers.isVisible()))
     await page
-      .getByRole('row', { name: /AI Quick Analysis/ })
+      .getByRole('row', { name: new RegExp(service) })
       .first()
       .click();
   await providers.getByRole('button', { name: 'Purchase' }).first().click();
-
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
   // The study picker reads 'patient name - study description'; pick ours whatever is preselected.
@@ -80,6 +86,19 @@ test('a patient buys AI Quick Analysis for a CT; the automated report completes 
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 30_000 });
   await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
   await expect(page).toHaveURL(/\/services\/purchased$/);
+}
+
+test('a patient buys AI Quick Analysis for a CT; the automated report completes it and adds a series', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await registerPatient(page, uniqueEmail('ai-analysis'), 'Jane', 'Doe');
+
+  // A small CT study of one series.
+  const { description, row, studyId } = await uploadStudy(page, 'CT Chest', 'CT', 3);
+  const seriesBefore = await seriesCount(page, studyId);
+  expect(seriesBefore).toBe(1);
+  await purchase(page, row, description, 'AI Quick Analysis');
 
   // The automated job (modules/analysis) completes the order within a minute; reload until it shows.
   const purchased = page.getByRole('row', { name: /AI Quick Analysis/ });
@@ -91,4 +110,67 @@ test('a patient buys AI Quick Analysis for a CT; the automated report completes 
 
   // Its report arrived in the study as one more series.
   await expect.poll(() => seriesCount(page, studyId), { timeout: 30_000 }).toBe(seriesBefore + 1);
+});
+
+test('a Complete Analysis Package gets its automated report at once and waits for the professional', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await registerPatient(page, uniqueEmail('package'), 'Jane', 'Doe');
+  const { description, row, studyId } = await uploadStudy(page, 'MR Brain', 'MR', 3);
+  expect(await seriesCount(page, studyId)).toBe(1);
+  await purchase(page, row, description, 'Complete Analysis Package');
+
+  // The automated part arrives as a series of the study while the order waits for a professional.
+  await expect.poll(() => seriesCount(page, studyId), { timeout: 90_000 }).toBe(2);
+  const purchased = page.getByRole('row', { name: /Complete Analysis Package/ });
+  await page.reload();
+  await expect(purchased).toContainText('Pending Provider Approval');
+  await page.goto('/notifications');
+  await expect(page.getByText('Automated analysis ready').first()).toBeVisible();
+});
+
+test('an admin makes a provider an external AI vendor: https webhook, secret shown once, rotated, removed', async ({
+  browser,
+  baseURL,
+}) => {
+  const admin = await adminContext(browser, baseURL!);
+  try {
+    const page = admin.pages()[0]!;
+    await page.goto('/admin');
+    await page.getByRole('tab', { name: 'Providers' }).click();
+    // A provider that offers only expert readings: no automated order of the other tests goes to it.
+    const entry = page.getByRole('listitem', { name: 'Dr. Amelia Hartwell' });
+    await entry.getByRole('button', { name: 'AI vendor settings of Dr. Amelia Hartwell' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByRole('heading', { name: 'AI vendor: Dr. Amelia Hartwell' })).toBeVisible();
+    await dialog.getByLabel('Webhook URL').fill('http://vendor.example.com/hook');
+    await dialog.getByRole('button', { name: 'Save Webhook' }).click();
+    await expect(dialog.getByText('The webhook URL must start with https://.')).toBeVisible();
+
+    await dialog.getByLabel('Webhook URL').fill('https://vendor.example.com/hook');
+    await dialog.getByRole('button', { name: 'Save Webhook' }).click();
+    const secret = dialog.getByLabel('Signing secret');
+    await expect(secret).toHaveText(/^whsec_[A-Za-z0-9_-]{40,}$/);
+    const first = await secret.textContent();
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(secret).not.toHaveText(first!);
+    await expect(secret).toHaveText(/^whsec_/);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
+    await expect(entry.getByText('External AI vendor', { exact: true })).toBeVisible();
+    await expect(entry).toContainText('https://vendor.example.com/hook');
+    // Opened again, the secret is not shown any more.
+    await entry.getByRole('button', { name: 'AI vendor settings of Dr. Amelia Hartwell' }).click();
+    await expect(dialog.getByLabel('Webhook URL')).toHaveValue('https://vendor.example.com/hook');
+    await expect(dialog.getByLabel('Signing secret')).toHaveCount(0);
+    const listed = await (await admin.request.get('/api/admin/providers')).text();
+    expect(listed).not.toContain(first!);
+
+    await dialog.getByRole('button', { name: 'Stop sending orders' }).click();
+    await expect(dialog.getByRole('button', { name: 'Stop sending orders' })).toHaveCount(0);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
+    await expect(entry.getByText('External AI vendor', { exact: true })).toHaveCount(0);
+  } finally {
+    await admin.close();
+  }
 });

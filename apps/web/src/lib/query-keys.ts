@@ -62,6 +62,8 @@ export const queryKeys = {
     all: ['/api/purchases/user'],
     byUser: (userId: string) => ['/api/purchases/user', userId] as const,
   },
+  /** What an order waiting for data needs (Purchased Services' attach dialog). */
+  orderDataNeed: (orderId: string) => ['/api/orders', orderId, 'data-need'] as const,
   /** Which card form the browser shows (sandbox or Stripe). */
   paymentConfig: ['/api/payments/config'],
   /** A study as the Analysis services page shows it. */

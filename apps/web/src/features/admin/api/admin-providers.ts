@@ -1,4 +1,5 @@
 import type { AdminProvider, ProviderInput } from '@mi/contracts/sharing';
+import type { VendorConfigResponse } from '@mi/contracts/vendors';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
@@ -51,5 +52,32 @@ export function useChangeProvider() {
         queryClient.invalidateQueries({ queryKey: queryKeys.providers }),
         queryClient.invalidateQueries({ queryKey: queryKeys.userProviders }),
       ]),
+  });
+}
+
+export type VendorChange =
+  { kind: 'set'; id: string; webhookUrl: string } | { kind: 'rotate' | 'remove'; id: string };
+
+/**
+ * PUT/POST/DELETE /api/admin/providers/{id}/vendor…: an external AI vendor's webhook and signing
+ * secret. The answer carries `secret` only when one was just made (shown once).
+ */
+export function changeVendor(change: VendorChange): Promise<VendorConfigResponse> {
+  switch (change.kind) {
+    case 'set':
+      return api.put<VendorConfigResponse>(`${one(change.id)}/vendor`, { webhookUrl: change.webhookUrl });
+    case 'rotate':
+      return api.post<VendorConfigResponse>(`${one(change.id)}/vendor/secret`);
+    case 'remove':
+      return api.delete<VendorConfigResponse>(`${one(change.id)}/vendor`);
+  }
+}
+
+export function useChangeVendor() {
+  const queryClient = useQueryClient();
+  const withReauth = useReauth();
+  return useMutation({
+    mutationFn: (change: VendorChange) => withReauth(() => changeVendor(change)),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.providers }),
   });
 }

@@ -6,7 +6,19 @@ import {
   type AdminProvider,
   type ProviderInput,
 } from '@mi/contracts/sharing';
-import { Archive, ArchiveRestore, Link2, Pencil, Plus, RefreshCw, Stethoscope, Unlink } from 'lucide-react';
+import { vendorWebhookBodySchema } from '@mi/contracts/vendors';
+import {
+  Archive,
+  ArchiveRestore,
+  Bot,
+  KeyRound,
+  Link2,
+  Pencil,
+  Plus,
+  RefreshCw,
+  Stethoscope,
+  Unlink,
+} from 'lucide-react';
 import { useId, useState, type ReactNode } from 'react';
 import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
 import { z } from 'zod';
@@ -29,7 +41,14 @@ import { Textarea } from '@/components/ui/textarea';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { cn } from '@/lib/utils';
-import { useAdminProviders, useChangeProvider, type ProviderChange } from '../api/admin-providers';
+import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import {
+  useAdminProviders,
+  useChangeProvider,
+  useChangeVendor,
+  type ProviderChange,
+  type VendorChange,
+} from '../api/admin-providers';
 import { QueryState } from './query-state';
 
 // The server's schema, with credentials typed as one comma-separated line.
@@ -87,6 +106,7 @@ export function ProvidersAdmin() {
   const change = useChangeProvider();
   const [editing, setEditing] = useState<AdminProvider | 'new' | null>(null);
   const [linking, setLinking] = useState<AdminProvider | null>(null);
+  const [vendorOf, setVendorOf] = useState<string | null>(null);
   const list = providers.data ?? [];
 
   const act = (c: ProviderChange, title: string) =>
@@ -144,6 +164,7 @@ export function ProvidersAdmin() {
                   {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
                   {p.retiredAt && <Badge variant="outline">Retired</Badge>}
                   {p.linkedUser && <Badge>Linked</Badge>}
+                  {p.vendor && <Badge variant="outline">External AI vendor</Badge>}
                 </div>
                 <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
                   <dt className="text-muted-foreground">Email</dt>
@@ -156,6 +177,12 @@ export function ProvidersAdmin() {
                       ? `${p.linkedUser.name ?? 'Unnamed'} (${p.linkedUser.email})`
                       : 'Not linked'}
                   </dd>
+                  {p.vendor && (
+                    <>
+                      <dt className="text-muted-foreground">Vendor webhook</dt>
+                      <dd className="break-all">{p.vendor.webhookUrl}</dd>
+                    </>
+                  )}
                 </dl>
                 <div className="mt-3 flex flex-wrap gap-2">
                   <Button
@@ -185,6 +212,14 @@ export function ProvidersAdmin() {
                       <Link2 aria-hidden="true" /> Link account
                     </Button>
                   )}
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    onClick={() => setVendorOf(p.id)}
+                    aria-label={`AI vendor settings of ${p.name}`}
+                  >
+                    <Bot aria-hidden="true" /> AI vendor
+                  </Button>
                   {p.retiredAt ? (
                     <Button
                       size="sm"
@@ -218,6 +253,11 @@ export function ProvidersAdmin() {
         onClose={() => setEditing(null)}
       />
       <LinkDialog provider={linking} onClose={() => setLinking(null)} />
+      <VendorDialog
+        key={vendorOf ?? 'closed'}
+        provider={list.find((p) => p.id === vendorOf) ?? null}
+        onClose={() => setVendorOf(null)}
+      />
     </Card>
   );
 }
@@ -441,6 +481,144 @@ function LinkDialog({ provider, onClose }: { provider: AdminProvider | null; onC
             </Button>
             <Button type="submit" disabled={change.isPending}>
               Link Account
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+type VendorValues = z.infer<typeof vendorWebhookBodySchema>;
+
+/**
+ * An external AI vendor's settings: the webhook its orders are sent to and the signing secret both
+ * sides sign with (shown once, when made or rotated; the server keeps it sealed).
+ */
+function VendorDialog({ provider, onClose }: { provider: AdminProvider | null; onClose: () => void }) {
+  const id = useId();
+  const change = useChangeVendor();
+  const [secret, setSecret] = useState<string | null>(null);
+  const {
+    register,
+    handleSubmit,
+    setError,
+    formState: { errors },
+  } = useForm<VendorValues>({
+    resolver: zodResolver(vendorWebhookBodySchema),
+    defaultValues: { webhookUrl: provider?.vendor?.webhookUrl ?? '' },
+  });
+  const run = (c: VendorChange, title: string) =>
+    change.mutate(c, {
+      onSuccess: (res) => {
+        if (res.data.secret) setSecret(res.data.secret);
+        toast({ title, description: provider?.name });
+      },
+      onError: (err) =>
+        c.kind === 'set'
+          ? setError('webhookUrl', { type: 'server', message: errorMessage(err) })
+          : toastError(errorMessage(err)),
+    });
+  const onSubmit = ({ webhookUrl }: VendorValues) => {
+    if (provider) run({ kind: 'set', id: provider.id, webhookUrl }, 'Vendor webhook saved');
+  };
+  const copy = async () => {
+    if (!secret) return;
+    try {
+      await navigator.clipboard.writeText(secret);
+      toast({ title: 'Copied', description: 'Signing secret copied to clipboard.' });
+    } catch {
+      toastError('Could not copy. Select the secret and copy it by hand.');
+    }
+  };
+  const error = errors.webhookUrl?.message;
+  return (
+    <Dialog open={provider !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent className="max-w-2xl">
+        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
+          <DialogHeader>
+            <DialogTitle>AI vendor: {provider?.name}</DialogTitle>
+            <DialogDescription>
+              Automated orders of this provider (AI Quick Analysis, the automated part of the Complete
+              Analysis Package) are sent to the vendor&apos;s webhook, signed with the secret, with a
+              credential that reads only the order&apos;s study. The vendor posts its report back. Leave it
+              unset for the built-in technical report.
+            </DialogDescription>
+          </DialogHeader>
+          <div className="grid gap-2">
+            <Label htmlFor={`${id}-url`}>Webhook URL</Label>
+            <Input
+              id={`${id}-url`}
+              type="url"
+              placeholder="https://"
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${id}-url-error` : `${id}-url-help`}
+              {...register('webhookUrl')}
+            />
+            <p id={`${id}-url-help`} className="text-xs text-muted-foreground">
+              https:// only (http:// to this machine is accepted outside production).
+            </p>
+            <FieldError id={`${id}-url-error`} message={error} />
+          </div>
+          <p className="text-sm text-muted-foreground">
+            Signing secret:{' '}
+            {provider?.vendor?.secretCreatedAt
+              ? `made ${new Date(provider.vendor.secretCreatedAt).toLocaleString()}`
+              : 'none yet (made when the webhook is first saved)'}
+          </p>
+          {secret && (
+            <Alert variant="info" role="status">
+              <KeyRound aria-hidden="true" />
+              <div className="grid min-w-0 gap-2">
+                <AlertTitle>Signing secret (shown once)</AlertTitle>
+                <AlertDescription className="grid gap-2">
+                  <p>Give it to the vendor now; it cannot be shown again (rotate it to get a new one).</p>
+                  <code
+                    className="break-all rounded bg-background px-2 py-1 font-mono text-xs"
+                    aria-label="Signing secret"
+                  >
+                    {secret}
+                  </code>
+                  <Button
+                    type="button"
+                    size="sm"
+                    variant="outline"
+                    className="justify-self-start"
+                    onClick={copy}
+                  >
+                    Copy secret
+                  </Button>
+                </AlertDescription>
+              </div>
+            </Alert>
+          )}
+          <DialogFooter className="flex-wrap gap-2">
+            {provider?.vendor && (
+              <Button
+                type="button"
+                variant="outline"
+                className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+                disabled={change.isPending}
+                onClick={() => provider && run({ kind: 'remove', id: provider.id }, 'Vendor webhook removed')}
+              >
+                Stop sending orders
+              </Button>
+            )}
+            {provider?.vendor && (
+              <Button
+                type="button"
+                variant="outline"
+                disabled={change.isPending}
+                onClick={() => provider && run({ kind: 'rotate', id: provider.id }, 'Signing secret rotated')}
+              >
+                Rotate secret
+              </Button>
+            )}
+            <Button type="button" variant="outline" onClick={onClose}>
+              Close
+            </Button>
+            <Button type="submit" disabled={change.isPending}>
+              Save Webhook
             </Button>
           </DialogFooter>
         </form>

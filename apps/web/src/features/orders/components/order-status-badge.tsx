@@ -1,5 +1,6 @@
-import { humanize } from '@mi/contracts/orders';
+import { formatDollars, humanize, type Purchase } from '@mi/contracts/orders';
 import { Badge } from '@/components/ui/badge';
+import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
 
 /** Purchased Services: each order state's label and colour. */
@@ -13,6 +14,11 @@ const PURCHASED: Record<string, { label: string; className: string }> = {
   cancelled: { label: 'Cancelled', className: 'bg-slate-200 text-slate-700' },
   refunded: { label: 'Refunded', className: 'bg-slate-200 text-slate-700' },
 };
+
+/** The Purchased Services label of a state ('Pending Provider Approval'); unknown ones raw. */
+export function purchaseStatusLabel(status: string): string {
+  return PURCHASED[status]?.label ?? status;
+}
 
 export function PurchaseStatusBadge({ status }: { status: string }) {
   const known = PURCHASED[status];
@@ -30,4 +36,15 @@ export function TransactionStatusBadge({ status }: { status: string }) {
         ? 'bg-yellow-100 text-yellow-800'
         : 'bg-slate-200 text-slate-700';
   return <Badge className={className}>{humanize(status)}</Badge>;
+}
+
+/** 'Refunded $199.99 on Mar 03, 2025' under a refunded order's badge; nothing when none. */
+export function RefundNote({ purchase, className }: { purchase: Purchase; className?: string }) {
+  if (purchase.refundedAmount === null) return null;
+  return (
+    <span className={cn('text-xs text-muted-foreground', className)}>
+      Refunded {formatDollars(purchase.refundedAmount)}
+      {purchase.refundedAt ? ` on ${formatDate(purchase.refundedAt)}` : ''}
+    </span>
+  );
 }

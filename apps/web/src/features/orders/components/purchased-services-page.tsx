@@ -1,13 +1,15 @@
 import { humanize, type Purchase } from '@mi/contracts/orders';
-import { ChevronsUpDown, FileText, Upload } from 'lucide-react';
+import { FileText, Upload } from 'lucide-react';
 import { useMemo, useState } from 'react';
+import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
+import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { Input } from '@/components/ui/input';
-import { NativeSelect } from '@/components/ui/native-select';
+import { useWideLayout } from '@/hooks/use-media-query';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
 import { usePurchases } from '../api/get-purchases';
-import { PurchaseStatusBadge } from './order-status-badge';
+import { PurchaseStatusBadge, RefundNote } from './order-status-badge';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
 const valueOf = (p: Purchase, key: Key): string =>
@@ -21,14 +23,71 @@ const valueOf = (p: Purchase, key: Key): string =>
           ? p.provider.name
           : p.orderStatus;
 
-/** /services/purchased: the user's paid orders with search, filters and sortable columns. */
-export function PurchasedServicesPage({ userId }: { userId: string }) {
+const COLUMNS: Array<{ key: Key; label: string; kind?: 'date' }> = [
+  { key: 'name', label: 'Service Name' },
+  { key: 'scope', label: 'Scope' },
+  { key: 'date', label: 'Purchase Date', kind: 'date' },
+  { key: 'provider', label: 'Provider' },
+  { key: 'status', label: 'Status' },
+];
+
+const needsData = (p: Purchase) => p.orderStatus === 'pending_data_upload';
+
+/** What can be done with an order: open its delivered report, or give it the study it needs. */
+function OrderActions({ purchase: p, onAttach }: { purchase: Purchase; onAttach: (p: Purchase) => void }) {
+  if (p.orderStatus === 'completed')
+    return (
+      // The report as a PDF (it is also a series of the study, in the viewer and download).
+      <a
+        href={`/api/orders/${encodeURIComponent(p.id)}/report`}
+        target="_blank"
+        rel="noopener noreferrer"
+        className="inline-flex items-center gap-1 text-sm text-primary underline-offset-4 hover:underline"
+      >
+        <FileText className="size-4" aria-hidden="true" />
+        Open report
+      </a>
+    );
+  if (needsData(p))
+    return (
+      <Button size="sm" variant="outline" onClick={() => onAttach(p)}>
+        <Upload aria-hidden="true" /> Attach Study
+      </Button>
+    );
+  return null;
+}
+
+/** The service name, after the upload icon of an order that waits for data. */
+function ServiceName({ purchase: p }: { purchase: Purchase }) {
+  return (
+    <span className="inline-flex items-center gap-1.5 [overflow-wrap:anywhere]">
+      {needsData(p) && (
+        <Upload className="size-4 shrink-0 text-blue-700" aria-label="Upload required data" role="img" />
+      )}
+      {p.service.name}
+    </span>
+  );
+}
+
+/**
+ * /services/purchased: the user's paid orders with search, filters and sortable columns; a table
+ * on wide screens, cards on a phone. An order waiting for data is highlighted and can be given
+ * another study (`onAttach`); a refunded one says how much went back and when.
+ */
+export function PurchasedServicesPage({
+  userId,
+  onAttach,
+}: {
+  userId: string;
+  onAttach: (order: Purchase) => void;
+}) {
   const purchases = usePurchases(userId);
+  const wide = useWideLayout();
   const [search, setSearch] = useState('');
   const [scope, setScope] = useState('all');
   const [provider, setProvider] = useState('all');
   const [status, setStatus] = useState('all');
-  const [sort, setSort] = useState<{ key: Key; dir: 'asc' | 'desc' }>({ key: 'date', dir: 'desc' });
+  const [sort, setSort] = useState<SortState<Key>>({ key: 'date', dir: 'desc' });
 
   // Orders still waiting for payment are on the Billing page, not purchased yet.
   const paid = useMemo(
@@ -38,7 +97,6 @@ export function PurchasedServicesPage({ userId }: { userId: string }) {
       ),
     [purchases.data],
   );
-  const distinct = (f: (p: Purchase) => string) => [...new Set(paid.map(f))].sort();
   const rows = useMemo(() => {
     const q = search.trim().toLowerCase();
     return paid
@@ -58,135 +116,119 @@ export function PurchasedServicesPage({ userId }: { userId: string }) {
       });
   }, [paid, search, scope, provider, status, sort]);
 
-  const header = (key: Key, label: string) => (
-    <th scope="col" className="px-3 py-2 text-left font-medium">
-      <button
-        type="button"
-        className="inline-flex items-center gap-1 hover:underline"
-        onClick={() =>
-          setSort((s) => ({ key, dir: s.key === key ? (s.dir === 'asc' ? 'desc' : 'asc') : 'asc' }))
-        }
-      >
-        {label}
-        <ChevronsUpDown className="size-3.5" aria-hidden />
-      </button>
-    </th>
-  );
+  const message = purchases.isPending
+    ? 'Loading...'
+    : purchases.isError
+      ? 'Failed to load purchased services.'
+      : rows.length === 0
+        ? 'No purchased services found'
+        : null;
 
   return (
     <div className="grid gap-4">
-      <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
-        <Input
-          placeholder="Search purchased services..."
-          aria-label="Search purchased services"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          className="sm:max-w-xs"
-        />
-        <NativeSelect
-          aria-label="Scope filter"
-          value={scope}
-          onChange={(e) => setScope(e.target.value)}
-          className="sm:w-44"
-        >
-          <option value="all">All Scopes</option>
-          {distinct((p) => p.service.scope).map((s) => (
-            <option key={s} value={s}>
-              {humanize(s)}
-            </option>
-          ))}
-        </NativeSelect>
-        <NativeSelect
-          aria-label="Provider filter"
-          value={provider}
-          onChange={(e) => setProvider(e.target.value)}
-          className="sm:w-52"
-        >
-          <option value="all">All Providers</option>
-          {distinct((p) => p.provider.name).map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </NativeSelect>
-        <NativeSelect
-          aria-label="Status filter"
-          value={status}
-          onChange={(e) => setStatus(e.target.value)}
-          className="sm:w-52"
-        >
-          <option value="all">All Statuses</option>
-          {distinct((p) => p.orderStatus).map((s) => (
-            <option key={s} value={s}>
-              {humanize(s)}
-            </option>
-          ))}
-        </NativeSelect>
-      </div>
-      <Card className="overflow-x-auto">
-        <table className="w-full min-w-[640px] text-sm">
-          <thead className="border-b bg-muted/40">
-            <tr>
-              {header('name', 'Service Name')}
-              {header('scope', 'Scope')}
-              {header('date', 'Purchase Date')}
-              {header('provider', 'Provider')}
-              {header('status', 'Status')}
-            </tr>
-          </thead>
-          <tbody>
-            {purchases.isPending && (
+      <FilterToolbar
+        search={search}
+        onSearch={setSearch}
+        placeholder="Search purchased services..."
+        searchLabel="Search purchased services"
+        filters={[
+          {
+            label: 'Scope filter',
+            allLabel: 'All Scopes',
+            value: scope,
+            onChange: setScope,
+            options: distinctOptions(paid, (p) => p.service.scope),
+          },
+          {
+            label: 'Provider filter',
+            allLabel: 'All Providers',
+            value: provider,
+            onChange: setProvider,
+            options: distinctOptions(
+              paid,
+              (p) => p.provider.name,
+              (v) => v,
+            ),
+          },
+          {
+            label: 'Status filter',
+            allLabel: 'All Statuses',
+            value: status,
+            onChange: setStatus,
+            options: distinctOptions(paid, (p) => p.orderStatus),
+          },
+        ]}
+      >
+        {!wide && <SortSelect columns={COLUMNS} sort={sort} onSort={setSort} />}
+      </FilterToolbar>
+      {wide ? (
+        <Card className="overflow-x-auto">
+          <table className="w-full text-sm" aria-label="Purchased services">
+            <thead className="border-b bg-muted/40">
               <tr>
-                <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                  Loading...
-                </td>
+                {COLUMNS.map((c) => (
+                  <SortHeader key={c.key} sortKey={c.key} label={c.label} sort={sort} onSort={setSort} />
+                ))}
               </tr>
-            )}
-            {purchases.isSuccess && rows.length === 0 && (
-              <tr>
-                <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                  No purchased services found
-                </td>
-              </tr>
-            )}
-            {rows.map((p) => (
-              <tr
-                key={p.id}
-                className={cn('border-b', p.orderStatus === 'pending_data_upload' && 'bg-blue-50')}
-              >
-                <td className="px-3 py-2 font-medium">
-                  <span className="inline-flex items-center gap-1.5">
-                    {p.orderStatus === 'pending_data_upload' && (
-                      <Upload className="size-4 text-blue-700" aria-label="Upload required data" />
-                    )}
-                    {p.service.name}
-                  </span>
-                </td>
-                <td className="px-3 py-2">{humanize(p.service.scope)}</td>
-                <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
-                <td className="px-3 py-2">{p.provider.name}</td>
-                <td className="px-3 py-2">
-                  <span className="inline-flex flex-wrap items-center gap-2">
+            </thead>
+            <tbody>
+              {message && (
+                <tr>
+                  <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
+                    {message}
+                  </td>
+                </tr>
+              )}
+              {rows.map((p) => (
+                <tr key={p.id} className={cn('border-b align-top', needsData(p) && 'bg-blue-50')}>
+                  <td className="px-3 py-2 font-medium">
+                    <ServiceName purchase={p} />
+                  </td>
+                  <td className="px-3 py-2">{humanize(p.service.scope)}</td>
+                  <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
+                  <td className="px-3 py-2">{p.provider.name}</td>
+                  <td className="px-3 py-2">
+                    <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+                      <PurchaseStatusBadge status={p.orderStatus} />
+                      <OrderActions purchase={p} onAttach={onAttach} />
+                    </div>
+                    <RefundNote purchase={p} className="mt-1 block" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Card>
+      ) : message ? (
+        <Card className="p-6 text-center text-sm text-muted-foreground">{message}</Card>
+      ) : (
+        <ul className="grid gap-3" aria-label="Purchased services">
+          {rows.map((p) => (
+            <li key={p.id}>
+              <Card className={cn('grid gap-3 p-4', needsData(p) && 'border-blue-300 bg-blue-50')}>
+                <div className="font-medium">
+                  <ServiceName purchase={p} />
+                </div>
+                <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                  <dt className="text-muted-foreground">Scope</dt>
+                  <dd>{humanize(p.service.scope)}</dd>
+                  <dt className="text-muted-foreground">Purchased</dt>
+                  <dd>{formatDate(p.createdAt)}</dd>
+                  <dt className="text-muted-foreground">Provider</dt>
+                  <dd className="[overflow-wrap:anywhere]">{p.provider.name}</dd>
+                </dl>
+                <div className="grid gap-1">
+                  <div>
                     <PurchaseStatusBadge status={p.orderStatus} />
-                    {p.orderStatus === 'completed' && (
-                      // The report as a PDF (it is also a series of the study, in the viewer and download).
-                      <a
-                        href={`/api/orders/${encodeURIComponent(p.id)}/report`}
-                        target="_blank"
-                        rel="noopener noreferrer"
-                        className="inline-flex items-center gap-1 text-primary underline-offset-4 hover:underline"
-                      >
-                        <FileText className="size-4" aria-hidden="true" />
-                        Open report
-                      </a>
-                    )}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Card>
+                  </div>
+                  <RefundNote purchase={p} />
+                </div>
+                <OrderActions purchase={p} onAttach={onAttach} />
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -1,131 +1,187 @@
-import { formatDollars, humanize, type Purchase } from '@mi/contracts/orders';
+import type { Purchase } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
+import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { Input } from '@/components/ui/input';
-import { NativeSelect } from '@/components/ui/native-select';
+import { useWideLayout } from '@/hooks/use-media-query';
 import { useToast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
+import { cn } from '@/lib/utils';
 import { useCancelOrder } from '../api/cancel-order';
 import { usePurchases } from '../api/get-purchases';
+import {
+  filterTransactions,
+  formatAmount,
+  transactionEntries,
+  type TransactionEntry,
+} from '../utils/transactions';
 import { TransactionStatusBadge } from './order-status-badge';
 
-/** Transaction History (/billing): every order with its cost; unpaid ones can be paid or cancelled. */
+/** The line's name and, below it, who provided it and the card it was charged to or refunded to. */
+function EntryName({ entry: { kind, purchase: p } }: { entry: TransactionEntry }) {
+  const card = p.card ? `${p.card.brand} •••• ${p.card.last4}` : null;
+  return (
+    <>
+      <div className="font-medium [overflow-wrap:anywhere]">
+        {kind === 'refund' ? `Refund: ${p.service.name}` : p.service.name}
+      </div>
+      <div className="text-xs text-muted-foreground [overflow-wrap:anywhere]">
+        {p.provider.name}
+        {card ? (kind === 'refund' ? ` · to ${card}` : ` · ${card}`) : ''}
+      </div>
+    </>
+  );
+}
+
+/** A refund line says 'Refund'; a payment line shows the order's status (the spec's badges). */
+function EntryStatus({ entry }: { entry: TransactionEntry }) {
+  return entry.kind === 'refund' ? (
+    <Badge className="bg-slate-200 text-slate-700">Refund</Badge>
+  ) : (
+    <TransactionStatusBadge status={entry.purchase.orderStatus} />
+  );
+}
+
+/**
+ * Transaction History (/billing): every order with its cost, and each refund as a line of its own
+ * with a negative amount; unpaid orders can be paid or cancelled. A table on wide screens, cards
+ * on a phone.
+ */
 export function TransactionHistory({ userId, onPay }: { userId: string; onPay: (order: Purchase) => void }) {
   const purchases = usePurchases(userId);
+  const wide = useWideLayout();
   const cancel = useCancelOrder();
   const { toast } = useToast();
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('all');
-  const statuses = useMemo(
-    () => [...new Set((purchases.data ?? []).map((p) => p.orderStatus))].sort(),
-    [purchases.data],
-  );
-  const rows = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    return (purchases.data ?? []).filter(
-      (p) =>
-        (status === 'all' || p.orderStatus === status) &&
-        (!q || p.service.name.toLowerCase().includes(q) || p.id.toLowerCase().includes(q)),
+  const entries = useMemo(() => transactionEntries(purchases.data ?? []), [purchases.data]);
+  const rows = useMemo(() => filterTransactions(entries, search, status), [entries, search, status]);
+
+  const message = purchases.isPending
+    ? 'Loading...'
+    : purchases.isError
+      ? 'Failed to load transactions.'
+      : rows.length === 0
+        ? 'No transactions found'
+        : null;
+
+  const actions = (entry: TransactionEntry) => {
+    const p = entry.purchase;
+    if (entry.kind !== 'payment' || p.orderStatus !== 'awaiting_payment') return null;
+    return (
+      <span className="inline-flex gap-2">
+        <Button size="sm" onClick={() => onPay(p)}>
+          Pay
+        </Button>
+        <Button
+          size="sm"
+          variant="outline"
+          disabled={cancel.isPending}
+          onClick={() =>
+            cancel.mutate(p.id, {
+              onError: (err) =>
+                toast({ title: 'Error', description: errorMessage(err), variant: 'destructive' }),
+            })
+          }
+        >
+          Cancel
+        </Button>
+      </span>
     );
-  }, [purchases.data, search, status]);
+  };
+  const amount = (entry: TransactionEntry) => (
+    <span className={cn('tabular-nums', entry.amount < 0 && 'text-green-700')}>
+      {formatAmount(entry.amount)}
+    </span>
+  );
+  const date = (entry: TransactionEntry) => new Date(entry.date).toLocaleDateString();
 
   return (
-    <Card className="p-4">
-      <h2 className="mb-3 text-lg font-semibold">Transactions</h2>
-      <div className="mb-3 flex flex-col gap-2 sm:flex-row">
-        <Input
-          placeholder="Search transactions..."
-          aria-label="Search transactions"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          className="sm:max-w-xs"
-        />
-        <NativeSelect
-          aria-label="Status"
-          value={status}
-          onChange={(e) => setStatus(e.target.value)}
-          className="sm:w-52"
-        >
-          <option value="all">All Statuses</option>
-          {statuses.map((s) => (
-            <option key={s} value={s}>
-              {humanize(s)}
-            </option>
+    <Card className="grid gap-3 p-4">
+      <h2 className="text-lg font-semibold">Transactions</h2>
+      <FilterToolbar
+        search={search}
+        onSearch={setSearch}
+        placeholder="Search transactions..."
+        searchLabel="Search transactions"
+        filters={[
+          {
+            label: 'Status',
+            allLabel: 'All Statuses',
+            value: status,
+            onChange: setStatus,
+            options: distinctOptions(purchases.data ?? [], (p) => p.orderStatus),
+          },
+        ]}
+      />
+      {wide ? (
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" aria-label="Transactions">
+            <thead className="border-b bg-muted/40">
+              <tr className="text-left">
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Date
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Name
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Cost
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Status
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {message && (
+                <tr>
+                  <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
+                    {message}
+                  </td>
+                </tr>
+              )}
+              {rows.map((entry) => (
+                <tr key={entry.key} className="border-b">
+                  <td className="px-3 py-2">{date(entry)}</td>
+                  <td className="px-3 py-2">
+                    <EntryName entry={entry} />
+                  </td>
+                  <td className="px-3 py-2">{amount(entry)}</td>
+                  <td className="px-3 py-2">
+                    <EntryStatus entry={entry} />
+                  </td>
+                  <td className="px-3 py-2 text-right">{actions(entry)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : message ? (
+        <p className="py-6 text-center text-sm text-muted-foreground">{message}</p>
+      ) : (
+        <ul className="grid divide-y" aria-label="Transactions">
+          {rows.map((entry) => (
+            <li key={entry.key} className="grid gap-2 py-3">
+              <div className="flex items-start justify-between gap-3">
+                <div className="min-w-0">
+                  <EntryName entry={entry} />
+                </div>
+                <div className="shrink-0 text-right font-medium">{amount(entry)}</div>
+              </div>
+              <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+                <span className="text-muted-foreground">{date(entry)}</span>
+                <EntryStatus entry={entry} />
+              </div>
+              {actions(entry)}
+            </li>
           ))}
-        </NativeSelect>
-      </div>
-      <div className="overflow-x-auto">
-        <table className="w-full min-w-[560px] text-sm">
-          <thead className="border-b bg-muted/40">
-            <tr className="text-left">
-              <th className="px-3 py-2 font-medium">Date</th>
-              <th className="px-3 py-2 font-medium">Name</th>
-              <th className="px-3 py-2 font-medium">Cost</th>
-              <th className="px-3 py-2 font-medium">Status</th>
-              <th className="px-3 py-2" />
-            </tr>
-          </thead>
-          <tbody>
-            {purchases.isPending && (
-              <tr>
-                <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                  Loading...
-                </td>
-              </tr>
-            )}
-            {!purchases.isPending && rows.length === 0 && (
-              <tr>
-                <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                  No transactions found
-                </td>
-              </tr>
-            )}
-            {rows.map((p) => (
-              <tr key={p.id} className="border-b">
-                <td className="px-3 py-2">{new Date(p.createdAt).toLocaleDateString()}</td>
-                <td className="px-3 py-2">
-                  <div className="font-medium">{p.service.name}</div>
-                  <div className="text-xs text-muted-foreground">
-                    {p.provider.name}
-                    {p.card ? ` · ${p.card.brand} •••• ${p.card.last4}` : ''}
-                  </div>
-                </td>
-                <td className="px-3 py-2">{formatDollars(p.cost)}</td>
-                <td className="px-3 py-2">
-                  <TransactionStatusBadge status={p.orderStatus} />
-                </td>
-                <td className="px-3 py-2 text-right">
-                  {p.orderStatus === 'awaiting_payment' && (
-                    <span className="inline-flex gap-2">
-                      <Button size="sm" onClick={() => onPay(p)}>
-                        Pay
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="outline"
-                        disabled={cancel.isPending}
-                        onClick={() =>
-                          cancel.mutate(p.id, {
-                            onError: (err) =>
-                              toast({
-                                title: 'Error',
-                                description: errorMessage(err),
-                                variant: 'destructive',
-                              }),
-                          })
-                        }
-                      >
-                        Cancel
-                      </Button>
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+        </ul>
+      )}
     </Card>
   );
 }

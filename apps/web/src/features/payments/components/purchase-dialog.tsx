@@ -1,24 +1,16 @@
 import { formatDollars, type Service, type ServiceProvider } from '@mi/contracts/orders';
 import { useQueryClient } from '@tanstack/react-query';
 import { CheckCircle2 } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from '@/components/ui/dialog';
+import { DialogDescription, DialogTitle } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { paths } from '@/config/paths';
 import { queryKeys } from '@/lib/query-keys';
 import { recordPurchase } from '../api/payments';
-import { EMPTY_CARD, PaymentFields, useCardPayment } from './card-payment';
+import { CheckoutDialog } from './checkout-dialog';
 
 export interface StudyOption {
   id: string;
@@ -46,138 +38,98 @@ export function PurchaseDialog({
   onClose: () => void;
 }) {
   const queryClient = useQueryClient();
-  const [studyId, setStudyId] = useState(defaultStudyId ?? '');
-  const [card, setCard] = useState(EMPTY_CARD);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [chosen, setChosen] = useState<string | null>(null);
   const [done, setDone] = useState(false);
-  const { pay, dialog, stripeRef } = useCardPayment();
-
-  useEffect(() => {
-    if (!studyId && defaultStudyId) setStudyId(defaultStudyId);
-  }, [defaultStudyId, studyId]);
-
-  async function submit() {
-    setError(null);
-    if (!studyId) {
-      setError('Please Select study to proceed');
-      return;
-    }
-    setBusy(true);
-    try {
-      const amount = Math.round(provider.price * 100);
-      const { paymentIntentId } = await pay(
-        { serviceId: service.id, providerId: provider.id, studyId, amount },
-        card,
-      );
-      // The server made the purchase when the payment succeeded; this call is the specification's
-      // and changes nothing. Its failure is only logged.
-      await recordPurchase({
-        user: userId,
-        service: service.id,
-        provider: provider.id,
-        cost: provider.price,
-        paymentIntentId,
-        study: studyId,
-      }).catch((err: unknown) => console.warn('purchase record', err));
-      setCard(EMPTY_CARD);
-      setDone(true);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.purchases.all });
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+  // The 'Get Analysis' study is preselected once the list knows it, until the user picks another.
+  const studyId = chosen ?? defaultStudyId ?? '';
+  const amount = Math.round(provider.price * 100);
 
   return (
-    <>
-      <Dialog open onOpenChange={(open) => !open && !busy && onClose()}>
-        <DialogContent className="max-w-xl">
-          {done ? (
-            <div className="grid justify-items-center gap-4 py-4 text-center">
-              <CheckCircle2 className="size-12 text-green-600" aria-hidden />
-              <DialogTitle>Payment Completed</DialogTitle>
-              <DialogDescription>
-                {service.name} from {provider.name}: {formatDollars(provider.price)} paid.
-              </DialogDescription>
-              <Button asChild>
-                <Link to={paths.servicesPurchased}>Go to Purchased Services</Link>
-              </Button>
+    <CheckoutDialog
+      title="Confirm Purchase"
+      description={service.description}
+      className="max-w-xl"
+      amountCents={amount}
+      target={() => {
+        if (!studyId) throw new Error('Please Select study to proceed');
+        return { serviceId: service.id, providerId: provider.id, studyId, amount };
+      }}
+      onPaid={async ({ paymentIntentId }) => {
+        // The server made the purchase when the payment succeeded; this call is the specification's
+        // and changes nothing. Its failure is only logged.
+        await recordPurchase({
+          user: userId,
+          service: service.id,
+          provider: provider.id,
+          cost: provider.price,
+          paymentIntentId,
+          study: studyId,
+        }).catch((err: unknown) => console.warn('purchase record', err));
+        setDone(true);
+        void queryClient.invalidateQueries({ queryKey: queryKeys.purchases.all });
+      }}
+      onClose={onClose}
+      done={
+        done ? (
+          <div className="grid justify-items-center gap-4 py-4 text-center">
+            <CheckCircle2 className="size-12 text-green-600" aria-hidden />
+            <DialogTitle>Payment Completed</DialogTitle>
+            <DialogDescription>
+              {service.name} from {provider.name}: {formatDollars(provider.price)} paid.
+            </DialogDescription>
+            <Button asChild>
+              <Link to={paths.servicesPurchased}>Go to Purchased Services</Link>
+            </Button>
+          </div>
+        ) : undefined
+      }
+    >
+      {(busy) => (
+        <>
+          <div className="grid gap-1 text-sm">
+            <p>
+              <span className="font-medium">{service.name}</span> from {provider.name}
+            </p>
+            <p>
+              Price: <span className="font-semibold">{formatDollars(provider.price)}</span>
+            </p>
+            <div>
+              <p className="font-medium">Required data:</p>
+              <ul className="list-disc pl-5 text-muted-foreground">
+                {service.requiredData.map((d) => (
+                  <li key={d}>{d}</li>
+                ))}
+              </ul>
             </div>
-          ) : (
-            <>
-              <DialogHeader>
-                <DialogTitle>Confirm Purchase</DialogTitle>
-                <DialogDescription>{service.description}</DialogDescription>
-              </DialogHeader>
-              <div className="grid gap-1 text-sm">
-                <p>
-                  <span className="font-medium">{service.name}</span> from {provider.name}
-                </p>
-                <p>
-                  Price: <span className="font-semibold">{formatDollars(provider.price)}</span>
-                </p>
-                <div>
-                  <p className="font-medium">Required data:</p>
-                  <ul className="list-disc pl-5 text-muted-foreground">
-                    {service.requiredData.map((d) => (
-                      <li key={d}>{d}</li>
-                    ))}
-                  </ul>
-                </div>
-              </div>
-              <div className="grid gap-1.5">
-                <Label htmlFor="purchase-study">Select study:</Label>
-                <NativeSelect
-                  id="purchase-study"
-                  value={studyId}
-                  onChange={(e) => setStudyId(e.target.value)}
-                  disabled={busy}
-                >
-                  {studies.length === 0 ? (
-                    <option value="">No studies available</option>
-                  ) : (
-                    <>
-                      <option value="">Select a study</option>
-                      {studies.map((s) => (
-                        <option key={s.id} value={s.id}>
-                          {`${s.patientName || 'N/A'} - ${s.studyDescription || 'N/A'}`}
-                        </option>
-                      ))}
-                    </>
-                  )}
-                </NativeSelect>
-              </div>
-              <p className="text-xs text-muted-foreground">
-                By paying you agree to the terms of service. The provider reads the selected study for this
-                order only. Payments are processed in test mode; no real card is charged.
-              </p>
-              <PaymentFields
-                card={card}
-                onChange={setCard}
-                disabled={busy}
-                amountCents={Math.round(provider.price * 100)}
-                stripeRef={stripeRef}
-              />
-              {error && (
-                <Alert variant="destructive" role="alert">
-                  {error}
-                </Alert>
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor="purchase-study">Select study:</Label>
+            <NativeSelect
+              id="purchase-study"
+              value={studyId}
+              onChange={(e) => setChosen(e.target.value)}
+              disabled={busy}
+            >
+              {studies.length === 0 ? (
+                <option value="">No studies available</option>
+              ) : (
+                <>
+                  <option value="">Select a study</option>
+                  {studies.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {`${s.patientName || 'N/A'} - ${s.studyDescription || 'N/A'}`}
+                    </option>
+                  ))}
+                </>
               )}
-              <DialogFooter>
-                <Button variant="outline" onClick={onClose} disabled={busy}>
-                  Cancel
-                </Button>
-                <Button onClick={() => void submit()} disabled={busy}>
-                  {busy ? 'Processing…' : 'Make Payment'}
-                </Button>
-              </DialogFooter>
-            </>
-          )}
-        </DialogContent>
-      </Dialog>
-      {dialog}
-    </>
+            </NativeSelect>
+          </div>
+          <p className="text-xs text-muted-foreground">
+            By paying you agree to the terms of service. The provider reads the selected study for this order
+            only. Payments are processed in test mode; no real card is charged.
+          </p>
+        </>
+      )}
+    </CheckoutDialog>
   );
 }

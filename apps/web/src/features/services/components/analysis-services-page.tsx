@@ -1,6 +1,7 @@
 import { formatDollars, type Service } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { FilterToolbar } from '@/components/filter-toolbar';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -12,13 +13,12 @@ import {
   DialogHeader,
   DialogTitle,
 } from '@/components/ui/dialog';
-import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { paths } from '@/config/paths';
 import { useToast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
-import { formatDate } from '@/lib/format';
+import { formatDate, formatPersonName } from '@/lib/format';
 import { useAnalysisStudy } from '../api/get-analysis-study';
 import { useCreateOrder } from '../api/create-order';
 import { useServices } from '../api/get-services';
@@ -33,7 +33,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
   const navigate = useNavigate();
   const { toast } = useToast();
   const [search, setSearch] = useState('');
-  const [type, setType] = useState('All');
+  const [type, setType] = useState('all');
   const [sort, setSort] = useState<'asc' | 'desc'>('asc');
   const [ordering, setOrdering] = useState<Service | null>(null);
   const [providerId, setProviderId] = useState('');
@@ -44,7 +44,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
     return (services.data ?? [])
       .filter(
         (s) =>
-          (type === 'All' || s.type === type) &&
+          (type === 'all' || s.type === type) &&
           (!q || `${s.name} ${s.description}`.toLowerCase().includes(q)),
       )
       .sort((a, b) => (sort === 'asc' ? lowest(a) - lowest(b) : lowest(b) - lowest(a)));
@@ -58,7 +58,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
         ['Status', study.data.status],
         ['File type', study.data.fileType],
         ['File size', `${(study.data.fileSize / 1024 / 1024).toFixed(2)} MB`],
-        ['Patient', study.data.metadata.patient ?? 'N/A'],
+        ['Patient', formatPersonName(study.data.metadata.patient) || 'N/A'],
         ['Age', study.data.metadata.age ?? 'N/A'],
         ['Modality', study.data.metadata.modality ?? 'N/A'],
         ['Body part', study.data.metadata.bodyPart ?? 'N/A'],
@@ -90,32 +90,27 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
         <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
           {info.map(([k, v]) => (
             <div key={k} className="flex gap-2">
-              <dt className="text-muted-foreground">{k}:</dt>
-              <dd className="break-all">{v}</dd>
+              <dt className="shrink-0 whitespace-nowrap text-muted-foreground">{k}:</dt>
+              <dd className="min-w-0 [overflow-wrap:anywhere]">{v}</dd>
             </div>
           ))}
         </dl>
       </Card>
-      <div className="flex flex-col gap-2 sm:flex-row">
-        <Input
-          placeholder="Search services..."
-          aria-label="Search services"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          className="sm:max-w-xs"
-        />
-        <NativeSelect
-          aria-label="Type"
-          value={type}
-          onChange={(e) => setType(e.target.value)}
-          className="sm:w-40"
-        >
-          {['All', 'AI', 'Expert', 'Combined'].map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </NativeSelect>
+      <FilterToolbar
+        search={search}
+        onSearch={setSearch}
+        placeholder="Search services..."
+        searchLabel="Search services"
+        filters={[
+          {
+            label: 'Type',
+            allLabel: 'All',
+            value: type,
+            onChange: setType,
+            options: ['AI', 'Expert', 'Combined'].map((t) => ({ value: t, label: t })),
+          },
+        ]}
+      >
         <NativeSelect
           aria-label="Sort by price"
           value={sort}
@@ -125,7 +120,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
           <option value="asc">Price: low to high</option>
           <option value="desc">Price: high to low</option>
         </NativeSelect>
-      </div>
+      </FilterToolbar>
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
         {cards.map((s) => (
           <Card key={s.id} className="flex flex-col gap-2 p-4">

@@ -1,18 +1,27 @@
 import { formatDollars, humanize, type Service, type ServiceProvider } from '@mi/contracts/orders';
-import { ChevronDown, ChevronRight, ChevronsUpDown, Info, Link2 } from 'lucide-react';
+import { ChevronDown, ChevronRight, Info, Link2 } from 'lucide-react';
 import { Fragment, useMemo, useState } from 'react';
+import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import { Input } from '@/components/ui/input';
-import { NativeSelect } from '@/components/ui/native-select';
+import { useWideLayout } from '@/hooks/use-media-query';
 import { useServices } from '../api/get-services';
 
 type SortKey = 'name' | 'scope' | 'typicalTime' | 'provider' | 'price';
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
 const highest = (s: Service) => Math.max(...s.providers.map((p) => p.price));
+
+const COLUMNS: Array<{ key: SortKey; label: string; kind?: 'number' }> = [
+  { key: 'name', label: 'Service Name' },
+  { key: 'scope', label: 'Scope' },
+  { key: 'typicalTime', label: 'Turnaround Time' },
+  { key: 'provider', label: 'Provider' },
+  { key: 'price', label: 'Price', kind: 'number' },
+];
 
 /** One price with two decimals for one provider, a min-max range otherwise. */
 export function priceLabel(s: Service): string {
@@ -21,9 +30,126 @@ export function priceLabel(s: Service): string {
   return lo === hi ? formatDollars(lo) : `${formatDollars(lo)} - ${formatDollars(hi)}`;
 }
 
+const providerLabel = (s: Service) =>
+  s.providers.length === 1 ? s.providers[0]!.name : `${s.providers.length} Providers`;
+
+/** Rating out of 5, with the marker of a provider in the user's trusted network. */
+function Rating({ provider: p }: { provider: ServiceProvider }) {
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1">
+      {p.rating.toFixed(1)}/5
+      {p.isConnected && (
+        <Badge variant="outline" className="gap-1">
+          <Link2 className="size-3" aria-hidden /> Connected
+        </Badge>
+      )}
+    </span>
+  );
+}
+
+/** The provider's name, opening its info dialog. */
+function ProviderName({ provider: p, onInfo }: { provider: ServiceProvider; onInfo: () => void }) {
+  return (
+    <button
+      type="button"
+      className="inline-flex items-center gap-1 text-left hover:underline [overflow-wrap:anywhere]"
+      onClick={onInfo}
+    >
+      {p.name}
+      <Info className="size-3.5 shrink-0" aria-label="Provider info" />
+    </button>
+  );
+}
+
 /**
- * /services/available: the catalogue as a table with search, scope filter, sortable columns and
- * rows that open onto the required data and the providers offering the service.
+ * An opened service: description, required data and its providers, as a table on wide screens
+ * and a list of cards on a phone, each with Purchase.
+ */
+function ServiceDetails({
+  service: s,
+  wide,
+  onInfo,
+  onPurchase,
+}: {
+  service: Service;
+  wide: boolean;
+  onInfo: (p: ServiceProvider) => void;
+  onPurchase: (service: Service, provider: ServiceProvider) => void;
+}) {
+  return (
+    <div className="grid gap-2 text-sm">
+      <p>{s.description}</p>
+      <div>
+        <p className="font-medium">Required data</p>
+        <ul className="list-disc pl-5 text-muted-foreground">
+          {s.requiredData.map((d) => (
+            <li key={d}>{d}</li>
+          ))}
+        </ul>
+      </div>
+      {wide ? (
+        <table className="w-full text-sm" aria-label={`Providers of ${s.name}`}>
+          <thead>
+            <tr className="text-left text-muted-foreground">
+              <th className="py-1 pr-3 font-medium">Provider</th>
+              <th className="py-1 pr-3 font-medium">Scope</th>
+              <th className="py-1 pr-3 font-medium">Turnaround</th>
+              <th className="py-1 pr-3 font-medium">Rating</th>
+              <th className="py-1 pr-3 font-medium">Price</th>
+              <th className="py-1">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.providers.map((p) => (
+              <tr key={p.id} className="border-t">
+                <td className="py-1.5 pr-3">
+                  <ProviderName provider={p} onInfo={() => onInfo(p)} />
+                </td>
+                <td className="py-1.5 pr-3">{humanize(s.scope)}</td>
+                <td className="py-1.5 pr-3">{s.typicalTime}</td>
+                <td className="py-1.5 pr-3">
+                  <Rating provider={p} />
+                </td>
+                <td className="py-1.5 pr-3">{formatDollars(p.price)}</td>
+                <td className="py-1.5 text-right">
+                  <Button size="sm" onClick={() => onPurchase(s, p)}>
+                    Purchase
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <ul className="grid gap-2" aria-label={`Providers of ${s.name}`}>
+          {s.providers.map((p) => (
+            <li key={p.id} className="grid gap-2 rounded-md border bg-card p-3">
+              <div className="flex items-start justify-between gap-3">
+                <ProviderName provider={p} onInfo={() => onInfo(p)} />
+                <span className="shrink-0 font-semibold">{formatDollars(p.price)}</span>
+              </div>
+              <div className="flex flex-wrap items-center justify-between gap-2 text-muted-foreground">
+                <span className="inline-flex items-center gap-1">
+                  Rating <Rating provider={p} />
+                </span>
+                <Button size="sm" onClick={() => onPurchase(s, p)}>
+                  Purchase
+                </Button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * /services/available: the catalogue with search, scope filter, sortable columns and services
+ * that open onto the required data and the providers offering them; a table on wide screens,
+ * cards on a phone.
  */
 export function AvailableServicesPage({
   banner,
@@ -34,16 +160,13 @@ export function AvailableServicesPage({
   onPurchase: (service: Service, provider: ServiceProvider) => void;
 }) {
   const services = useServices();
+  const wide = useWideLayout();
   const [search, setSearch] = useState('');
   const [scope, setScope] = useState('all');
-  const [sort, setSort] = useState<{ key: SortKey; dir: 'asc' | 'desc' }>({ key: 'name', dir: 'asc' });
+  const [sort, setSort] = useState<SortState<SortKey>>({ key: 'name', dir: 'asc' });
   const [open, setOpen] = useState<Set<string>>(new Set());
   const [info, setInfo] = useState<ServiceProvider | null>(null);
 
-  const scopes = useMemo(
-    () => [...new Set((services.data ?? []).map((s) => s.scope))].sort(),
-    [services.data],
-  );
   const rows = useMemo(() => {
     const q = search.trim().toLowerCase();
     const list = (services.data ?? []).filter(
@@ -61,19 +184,6 @@ export function AvailableServicesPage({
     });
   }, [services.data, search, scope, sort]);
 
-  const header = (key: SortKey, label: string) => (
-    <th scope="col" className="px-3 py-2 text-left font-medium">
-      <button
-        type="button"
-        className="inline-flex items-center gap-1 hover:underline"
-        onClick={() => setSort((s) => ({ key, dir: s.key === key && s.dir === 'asc' ? 'desc' : 'asc' }))}
-        aria-sort={sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
-      >
-        {label}
-        <ChevronsUpDown className="size-3.5" aria-hidden />
-      </button>
-    </th>
-  );
   const toggle = (id: string) =>
     setOpen((prev) => {
       const next = new Set(prev);
@@ -81,170 +191,145 @@ export function AvailableServicesPage({
       else next.add(id);
       return next;
     });
+  const message = services.isPending
+    ? 'Loading...'
+    : services.isError
+      ? 'Failed to load services.'
+      : rows.length === 0
+        ? 'No services found'
+        : null;
+  const toggleButton = (s: Service, label?: string) => (
+    <button
+      type="button"
+      aria-label={label ? undefined : open.has(s.id) ? `Hide ${s.name}` : `Show ${s.name}`}
+      aria-expanded={open.has(s.id)}
+      className="inline-flex items-center gap-1 p-1 text-sm"
+      onClick={(e) => {
+        e.stopPropagation();
+        toggle(s.id);
+      }}
+    >
+      {open.has(s.id) ? (
+        <ChevronDown className="size-4" aria-hidden />
+      ) : (
+        <ChevronRight className="size-4" aria-hidden />
+      )}
+      {label}
+      {label && <span className="sr-only"> of {s.name}</span>}
+    </button>
+  );
 
   return (
     <div className="grid gap-4">
       {banner && (
-        <Alert>
+        <Alert className="block [overflow-wrap:anywhere]">
           You are purchasing an analysis for the study <strong>{banner.studyName}</strong> for the patient{' '}
           <strong>{banner.patientName}</strong>. Choose a service and a provider below.
         </Alert>
       )}
-      <div className="flex flex-col gap-2 sm:flex-row">
-        <Input
-          placeholder="Search available services..."
-          aria-label="Search available services"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          className="sm:max-w-sm"
-        />
-        <NativeSelect
-          aria-label="Scope"
-          value={scope}
-          onChange={(e) => setScope(e.target.value)}
-          className="sm:w-56"
-        >
-          <option value="all">All Scopes</option>
-          {scopes.map((s) => (
-            <option key={s} value={s}>
-              {humanize(s)}
-            </option>
-          ))}
-        </NativeSelect>
-      </div>
-      <Card className="overflow-x-auto">
-        <table className="w-full min-w-[720px] text-sm">
-          <thead className="border-b bg-muted/40">
-            <tr>
-              <th className="w-8" />
-              {header('name', 'Service Name')}
-              {header('scope', 'Scope')}
-              {header('typicalTime', 'Turnaround Time')}
-              {header('provider', 'Provider')}
-              {header('price', 'Price')}
-            </tr>
-          </thead>
-          <tbody>
-            {services.isPending && (
+      <FilterToolbar
+        search={search}
+        onSearch={setSearch}
+        placeholder="Search available services..."
+        searchLabel="Search available services"
+        filters={[
+          {
+            label: 'Scope',
+            allLabel: 'All Scopes',
+            value: scope,
+            onChange: setScope,
+            options: distinctOptions(services.data ?? [], (s) => s.scope),
+          },
+        ]}
+      >
+        {!wide && <SortSelect columns={COLUMNS} sort={sort} onSort={setSort} />}
+      </FilterToolbar>
+      {wide ? (
+        <Card className="overflow-x-auto">
+          <table className="w-full text-sm" aria-label="Available services">
+            <thead className="border-b bg-muted/40">
               <tr>
-                <td colSpan={6} className="px-3 py-6 text-center text-muted-foreground">
-                  Loading...
-                </td>
+                <th className="w-8">
+                  <span className="sr-only">Open</span>
+                </th>
+                {COLUMNS.map((c) => (
+                  <SortHeader key={c.key} sortKey={c.key} label={c.label} sort={sort} onSort={setSort} />
+                ))}
               </tr>
-            )}
-            {services.isError && (
-              <tr>
-                <td colSpan={6} className="px-3 py-6 text-center text-destructive">
-                  Failed to load services.
-                </td>
-              </tr>
-            )}
-            {services.isSuccess && rows.length === 0 && (
-              <tr>
-                <td colSpan={6} className="px-3 py-6 text-center text-muted-foreground">
-                  No services found
-                </td>
-              </tr>
-            )}
-            {rows.map((s) => (
-              <Fragment key={s.id}>
-                <tr className="cursor-pointer border-b hover:bg-muted/30" onClick={() => toggle(s.id)}>
-                  <td className="px-2">
-                    <button
-                      type="button"
-                      aria-label={open.has(s.id) ? `Hide ${s.name}` : `Show ${s.name}`}
-                      aria-expanded={open.has(s.id)}
-                      className="p-1"
-                      onClick={(e) => {
-                        e.stopPropagation();
-                        toggle(s.id);
-                      }}
-                    >
-                      {open.has(s.id) ? (
-                        <ChevronDown className="size-4" />
-                      ) : (
-                        <ChevronRight className="size-4" />
-                      )}
-                    </button>
-                  </td>
-                  <td className="px-3 py-2 font-medium">{s.name}</td>
-                  <td className="px-3 py-2">{humanize(s.scope)}</td>
-                  <td className="px-3 py-2">{s.typicalTime}</td>
-                  <td className="px-3 py-2">
-                    {s.providers.length === 1 ? s.providers[0]!.name : `${s.providers.length} Providers`}
-                  </td>
-                  <td className="px-3 py-2">
-                    <div>{priceLabel(s)}</div>
-                    {s.providers.length > 1 && (
-                      <div className="text-xs text-muted-foreground">{s.providers.length} Providers</div>
-                    )}
+            </thead>
+            <tbody>
+              {message && (
+                <tr>
+                  <td
+                    colSpan={6}
+                    className={`px-3 py-6 text-center ${services.isError ? 'text-destructive' : 'text-muted-foreground'}`}
+                  >
+                    {message}
                   </td>
                 </tr>
-                {open.has(s.id) && (
-                  <tr className="border-b bg-muted/20">
-                    <td />
-                    <td colSpan={5} className="px-3 py-3">
-                      <p className="mb-2">{s.description}</p>
-                      <p className="font-medium">Required data</p>
-                      <ul className="mb-3 list-disc pl-5 text-muted-foreground">
-                        {s.requiredData.map((d) => (
-                          <li key={d}>{d}</li>
-                        ))}
-                      </ul>
-                      <table className="w-full text-sm" aria-label={`Providers of ${s.name}`}>
-                        <thead>
-                          <tr className="text-left text-muted-foreground">
-                            <th className="py-1 pr-3 font-medium">Provider</th>
-                            <th className="py-1 pr-3 font-medium">Scope</th>
-                            <th className="py-1 pr-3 font-medium">Turnaround</th>
-                            <th className="py-1 pr-3 font-medium">Rating</th>
-                            <th className="py-1 pr-3 font-medium">Price</th>
-                            <th className="py-1" />
-                          </tr>
-                        </thead>
-                        <tbody>
-                          {s.providers.map((p) => (
-                            <tr key={p.id} className="border-t">
-                              <td className="py-1.5 pr-3">
-                                <button
-                                  type="button"
-                                  className="inline-flex items-center gap-1 hover:underline"
-                                  onClick={() => setInfo(p)}
-                                >
-                                  {p.name}
-                                  <Info className="size-3.5" aria-label="Provider info" />
-                                </button>
-                              </td>
-                              <td className="py-1.5 pr-3">{humanize(s.scope)}</td>
-                              <td className="py-1.5 pr-3">{s.typicalTime}</td>
-                              <td className="py-1.5 pr-3">
-                                <span className="inline-flex items-center gap-1">
-                                  {p.rating.toFixed(1)}/5
-                                  {p.isConnected && (
-                                    <Badge variant="outline" className="gap-1">
-                                      <Link2 className="size-3" aria-hidden /> Connected
-                                    </Badge>
-                                  )}
-                                </span>
-                              </td>
-                              <td className="py-1.5 pr-3">{formatDollars(p.price)}</td>
-                              <td className="py-1.5 text-right">
-                                <Button size="sm" onClick={() => onPurchase(s, p)}>
-                                  Purchase
-                                </Button>
-                              </td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
+              )}
+              {rows.map((s) => (
+                <Fragment key={s.id}>
+                  <tr className="cursor-pointer border-b hover:bg-muted/30" onClick={() => toggle(s.id)}>
+                    <td className="px-2">{toggleButton(s)}</td>
+                    <td className="px-3 py-2 font-medium">{s.name}</td>
+                    <td className="px-3 py-2">{humanize(s.scope)}</td>
+                    <td className="px-3 py-2">{s.typicalTime}</td>
+                    <td className="px-3 py-2">{providerLabel(s)}</td>
+                    <td className="whitespace-nowrap px-3 py-2">
+                      <div>{priceLabel(s)}</div>
+                      {s.providers.length > 1 && (
+                        <div className="text-xs text-muted-foreground">{s.providers.length} Providers</div>
+                      )}
                     </td>
                   </tr>
+                  {open.has(s.id) && (
+                    <tr className="border-b bg-muted/20">
+                      <td />
+                      <td colSpan={5} className="px-3 py-3">
+                        <ServiceDetails service={s} wide onInfo={setInfo} onPurchase={onPurchase} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </Card>
+      ) : message ? (
+        <Card
+          className={`p-6 text-center text-sm ${services.isError ? 'text-destructive' : 'text-muted-foreground'}`}
+        >
+          {message}
+        </Card>
+      ) : (
+        <ul className="grid gap-3" aria-label="Available services">
+          {rows.map((s) => (
+            <li key={s.id}>
+              <Card className="grid gap-3 p-4">
+                <div className="flex items-start justify-between gap-3">
+                  <h2 className="font-semibold [overflow-wrap:anywhere]">{s.name}</h2>
+                  <div className="shrink-0 text-right font-semibold">{priceLabel(s)}</div>
+                </div>
+                <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                  <dt className="text-muted-foreground">Scope</dt>
+                  <dd>{humanize(s.scope)}</dd>
+                  <dt className="text-muted-foreground">Turnaround</dt>
+                  <dd>{s.typicalTime}</dd>
+                  <dt className="text-muted-foreground">Provider</dt>
+                  <dd className="[overflow-wrap:anywhere]">{providerLabel(s)}</dd>
+                </dl>
+                <div>
+                  {toggleButton(s, open.has(s.id) ? 'Hide details and providers' : 'Details and providers')}
+                </div>
+                {open.has(s.id) && (
+                  <ServiceDetails service={s} wide={false} onInfo={setInfo} onPurchase={onPurchase} />
                 )}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
-      </Card>
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
       <Dialog open={info !== null} onOpenChange={(o) => !o && setInfo(null)}>
         <DialogContent>
           <DialogHeader>
