@@ -1,5 +1,8 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { pdfText } from './pdf-text';
 import {
+  fixtures,
   newUid,
   pickFromTile,
   registerPatient,
@@ -9,6 +12,8 @@ import {
   uploadAndReturnToStudies,
   writeSeries,
 } from './study-files';
+import { chooseStudy, fillCard } from './checkout';
+import { adminContext } from './professionals';
 
 /** The signed-in user's study with this description, read through the API the pages use. */
 async function studyByDescription(page: Page, description: string) {
@@ -25,18 +30,6 @@ async function seriesCount(page: Page, studyId: string): Promise<number> {
   const res = await page.request.get(`/api/studies/study/${studyId}`);
   expect(res.ok()).toBe(true);
   return ((await res.json()) as { data: { seriesCount: number } }).data.seriesCount;
-}
-
-/** The admin, signed in in a browser context of its own. */
-async function adminContext(browser: Browser, baseURL: string) {
-  const context = await browser.newContext({ baseURL });
-  const page = await context.newPage();
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(process.env.E2E_ADMIN_EMAIL!);
-  await page.getByLabel('Password', { exact: true }).fill(process.env.E2E_ADMIN_PASSWORD!);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible();
-  return context;
 }
 
 /** Uploads a one-series study of `count` images and answers its id once it is listed. */
@@ -71,31 +64,28 @@ async function purchase(page: Page, row: ReturnType<typeof studyRow>, descriptio
   await providers.getByRole('button', { name: 'Purchase' }).first().click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
-  // The study picker reads 'patient name - study description'; pick ours whatever is preselected.
-  const option = await dialog
-    .locator('option')
-    .filter({ hasText: description })
-    .first()
-    .getAttribute('value');
-  await dialog.getByLabel('Select study:').selectOption(option!);
-  await dialog.getByLabel('Card number').fill('4242 4242 4242 4242');
-  await dialog.getByLabel('Expiry').fill('1234');
-  await dialog.getByLabel('CVC').fill('123');
-  await dialog.getByLabel('Postal code').fill('12345');
+  await chooseStudy(dialog, description);
+  await fillCard(dialog);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 30_000 });
   await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
   await expect(page).toHaveURL(/\/services\/purchased$/);
 }
 
-test('a patient buys AI Quick Analysis for a CT; the automated report completes it and adds a series', async ({
+test('a patient buys AI Quick Analysis for a fixture CT; the automated report completes it, adds a series and gives its real slice count and thickness', async ({
   page,
 }) => {
   test.setTimeout(240_000);
   await registerPatient(page, uniqueEmail('ai-analysis'), 'Jane', 'Doe');
 
-  // A small CT study of one series.
-  const { description, row, studyId } = await uploadStudy(page, 'CT Chest', 'CT', 3);
+  // pydicom's CT_small.dcm: one CT slice, Slice Thickness 5.000000, Study Description 'e+1'.
+  const description = 'e+1';
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', [path.join(fixtures, 'CT_small.dcm')]);
+  await uploadAndReturnToStudies(page);
+  const row = studyRow(page, description);
+  await expect(row).toBeVisible({ timeout: 90_000 });
+  const studyId = await studyByDescription(page, description);
   const seriesBefore = await seriesCount(page, studyId);
   expect(seriesBefore).toBe(1);
   await purchase(page, row, description, 'AI Quick Analysis');
@@ -110,6 +100,15 @@ test('a patient buys AI Quick Analysis for a CT; the automated report completes 
 
   // Its report arrived in the study as one more series.
   await expect.poll(() => seriesCount(page, studyId), { timeout: 30_000 }).toBe(seriesBefore + 1);
+
+  // The report is computed from that study: its one image and its 5 mm slices.
+  const link = purchased.getByRole('link', { name: 'Open report' });
+  const report = await page.request.get((await link.getAttribute('href'))!);
+  expect(report.headers()['content-type']).toBe('application/pdf');
+  const text = pdfText(await report.body()).join('\n');
+  expect(text).toContain('not a diagnosis');
+  expect(text).toContain('Images: 1');
+  expect(text).toContain('Slice thickness: 5 mm');
 });
 
 test('a Complete Analysis Package gets its automated report at once and waits for the professional', async ({

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { adminContext, linkedProfessional } from './professionals';
 import {
-  PASSWORD,
   newUid,
   pickFromTile,
   registerPatient,
@@ -13,82 +13,7 @@ import {
   writeSeries,
   zipEntries,
 } from './study-files';
-
-async function signIn(page: Page, email: string, pass = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(pass);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-}
-
-/** A professional applies, confirms the email, and the admin approves and links them to a provider. */
-async function linkedProfessional(
-  browser: Browser,
-  baseURL: string,
-  admin: BrowserContext,
-  providerId: string,
-) {
-  const context = await browser.newContext({ baseURL });
-  const page = await context.newPage();
-  const email = uniqueEmail('reader');
-  await page.goto('/register/medical');
-  await page.getByLabel('First Name').fill('Gregory');
-  await page.getByLabel('Last Name').fill('House');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Phone').fill('+15550124');
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm Password').fill(PASSWORD);
-  await page.getByLabel('License Number').fill('NJ-112233');
-  await page.getByLabel('License State').fill('NJ');
-  await page.getByLabel('License Expiry Date').fill('2031-12-31');
-  await page.getByLabel('Specialty').selectOption('Radiology');
-  await page.getByLabel('Hospital/Clinic Affiliation').fill('Princeton-Plainsboro');
-  await page.getByLabel('Position').fill('Attending');
-  await page.getByLabel('I accept the terms and conditions').check();
-  await page.getByRole('button', { name: 'Register' }).click();
-  await expect(page).toHaveURL(/\/registration-pending$/);
-
-  // The admin approves the application, and the emailed confirmation link is followed.
-  const applications = await (await admin.request.get('/api/admin/professionals')).json();
-  const list = (Array.isArray(applications) ? applications : applications.data) as Array<{
-    id: string;
-    email: string;
-  }>;
-  const applicant = list.find((a) => a.email === email)!;
-  expect(applicant).toBeTruthy();
-  const adminPage = admin.pages()[0]!;
-  await adminPage.goto('/admin');
-  await adminPage.getByRole('tab', { name: 'Professionals' }).click();
-  await adminPage
-    .getByRole('listitem', { name: 'Gregory House' })
-    .getByRole('button', { name: 'Approve' })
-    .click();
-  await expect(adminPage.getByText('Application approved', { exact: true }).first()).toBeVisible();
-  let link: string | undefined;
-  await expect
-    .poll(
-      async () => {
-        const messages = (await (await admin.request.get('/api/admin/outbox')).json()).data as Array<{
-          to: string;
-          text: string;
-        }>;
-        link = messages
-          .filter((m) => m.to === email)
-          .map((m) => /(http\S*\/verify-email\S*)/.exec(m.text)?.[1])
-          .find(Boolean);
-        return !!link;
-      },
-      { timeout: 20_000 },
-    )
-    .toBe(true);
-  const url = new URL(link!);
-  await page.goto(url.pathname + url.search);
-  await expect(page.getByText('Your email address has been verified.')).toBeVisible();
-
-  const linked = await admin.request.put(`/api/admin/providers/${providerId}/link`, { data: { email } });
-  expect(linked.ok(), await linked.text()).toBe(true);
-  return { context, page, email };
-}
+import { chooseStudy, fillCard } from './checkout';
 
 test('a professional linked to the provider accepts an Expert Review, writes and delivers the report; the patient gets it in the study', async ({
   page,
@@ -97,16 +22,17 @@ test('a professional linked to the provider accepts an Expert Review, writes and
 }) => {
   test.setTimeout(300_000);
   // The admin, in a context of its own.
-  const admin = await browser.newContext({ baseURL });
-  const adminPage = await admin.newPage();
-  await signIn(adminPage, process.env.E2E_ADMIN_EMAIL!, process.env.E2E_ADMIN_PASSWORD!);
-  await expect(adminPage.getByText('Medical Imaging v3.0')).toBeVisible();
+  const admin = await adminContext(browser, baseURL!);
+  const adminPage = admin.pages()[0]!;
   const services = (await (await admin.request.get('/api/services')).json()) as Array<{
     name: string;
     providers: Array<{ id: string; name: string }>;
   }>;
   const provider = services.find((s) => s.name === 'Expert Review')!.providers[0]!;
-  const pro = await linkedProfessional(browser, baseURL!, admin, provider.id);
+  const pro = await linkedProfessional(browser, baseURL!, admin, provider.id, {
+    first: 'Gregory',
+    last: 'House',
+  });
 
   // The patient uploads a CT study and buys Expert Review from that provider with 4242.
   await registerPatient(page, uniqueEmail('patient-fulfil'), 'Paula', 'Patient');
@@ -138,31 +64,17 @@ test('a professional linked to the provider accepts an Expert Review, writes and
     .click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
-  await dialog.getByLabel('Card number').fill('4242 4242 4242 4242');
-  await dialog.getByLabel('Expiry').fill('1234');
-  await dialog.getByLabel('CVC').fill('123');
-  await dialog.getByLabel('Postal code').fill('12345');
-  const option = await dialog
-    .locator('option')
-    .filter({ hasText: description })
-    .first()
-    .getAttribute('value');
-  await dialog.getByLabel('Select study:').selectOption(option!);
+  await fillCard(dialog);
+  const option = await chooseStudy(dialog, description);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
   await page.goto('/services/purchased');
   await expect(page.getByRole('row', { name: /Expert Review/ })).toContainText('Pending Provider Approval');
-  const studyId = option!;
+  const studyId = option;
 
   // The professional finds it under My Orders, accepts, writes and delivers the report.
   const proPage = pro.page;
-  await signIn(proPage, pro.email);
   const nav = proPage.getByRole('navigation', { name: 'Main' });
-  const welcome = proPage.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
-  // A first sign-in is greeted by the onboarding dialog; skipped here.
-  await welcome.waitFor({ timeout: 15_000 });
-  await welcome.getByRole('button', { name: 'Skip' }).click();
-  await expect(welcome).toHaveCount(0);
   await nav.getByRole('link', { name: 'My Orders' }).click();
   await expect(proPage).toHaveURL(/\/professional\/orders$/);
   const order = proPage.getByRole('listitem').filter({ hasText: 'Expert Review' }).first();
@@ -211,6 +123,23 @@ test('a professional linked to the provider accepts an Expert Review, writes and
   const purchases = (await pdf.json()) as Array<{ id: string; orderStatus: string }>;
   const opened = await page.request.get(`/api/orders/${purchases[0]!.id}/report`);
   expect(opened.headers()['content-type']).toBe('application/pdf');
+
+  // In the viewer, the report is a series of the study: OHIF lists it beside the images as a DOC
+  // series without a thumbnail (its Encapsulated PDF opens in the PDF viewport).
+  await page.goto('/studies');
+  const studied = studyRow(page, description);
+  await studied.getByRole('button', { name: 'More actions' }).click();
+  const popup = page.waitForEvent('popup');
+  await page.getByRole('menuitem', { name: 'View' }).click();
+  const viewer = await popup;
+  await viewer.waitForURL((u) => u.href.startsWith(`${process.env.E2E_VIEWER_URL!}/viewer`), {
+    timeout: 60_000,
+  });
+  const reportSeries = viewer.locator('[data-cy="study-browser-thumbnail-no-image"]');
+  await expect(reportSeries).toHaveCount(1, { timeout: 60_000 });
+  await expect(reportSeries).toContainText('DOC');
+  await expect(viewer.locator('[data-cy="study-browser-thumbnail"]')).toHaveCount(1);
+  await viewer.close();
 
   // Every tab of the admin console fits a phone too.
   await adminPage.setViewportSize({ width: 390, height: 844 });

@@ -10,6 +10,7 @@ import {
   uploadAndReturnToStudies,
   writeSeries,
 } from './study-files';
+import { chooseStudy, fillCard } from './checkout';
 
 /** Picks a small study of one modality on the upload page, uploads it and waits for its row in My Studies. */
 async function uploadPicked(page: Page, description: string, modality = 'CT') {
@@ -45,16 +46,8 @@ async function buy(page: Page, service: string, provider: string, studyDescripti
     .click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
-  const option = await dialog
-    .locator('option')
-    .filter({ hasText: studyDescription })
-    .first()
-    .getAttribute('value');
-  await dialog.getByLabel('Select study:').selectOption(option!);
-  await dialog.getByLabel('Card number').fill('4242 4242 4242 4242');
-  await dialog.getByLabel('Expiry').fill('1234');
-  await dialog.getByLabel('CVC').fill('123');
-  await dialog.getByLabel('Postal code').fill('12345');
+  await chooseStudy(dialog, studyDescription);
+  await fillCard(dialog);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
   await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
@@ -78,10 +71,7 @@ async function startExpertReviewPurchase(page: Page, cardNumber: string) {
   await providers.getByRole('button', { name: 'Purchase' }).first().click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
-  await dialog.getByLabel('Card number').fill(cardNumber);
-  await dialog.getByLabel('Expiry').fill('1234');
-  await dialog.getByLabel('CVC').fill('123');
-  await dialog.getByLabel('Postal code').fill('12345');
+  await fillCard(dialog, cardNumber);
   return dialog;
 }
 
@@ -121,13 +111,7 @@ test('a patient buys Expert Review for a study with a card; a declined card crea
     .nth(4)
     .innerText();
   dialog = await startExpertReviewPurchase(page, '4242 4242 4242 4242');
-  // Pick the study by its description (the option reads 'patient name - study description').
-  const option = await dialog
-    .locator('option')
-    .filter({ hasText: description })
-    .first()
-    .getAttribute('value');
-  await dialog.getByLabel('Select study:').selectOption(option!);
+  await chooseStudy(dialog, description);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
   await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();

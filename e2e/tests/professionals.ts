@@ -29,13 +29,14 @@ export async function linkedProfessional(
   baseURL: string,
   admin: BrowserContext,
   providerId: string,
+  name: { first: string; last: string } = { first: 'Meredith', last: 'Grey' },
 ) {
   const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
   const email = uniqueEmail('reader');
   await page.goto('/register/medical');
-  await page.getByLabel('First Name').fill('Meredith');
-  await page.getByLabel('Last Name').fill('Grey');
+  await page.getByLabel('First Name').fill(name.first);
+  await page.getByLabel('Last Name').fill(name.last);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Phone').fill('+15550125');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -60,7 +61,7 @@ export async function linkedProfessional(
   await adminPage.goto('/admin');
   await adminPage.getByRole('tab', { name: 'Professionals' }).click();
   await adminPage
-    .getByRole('listitem', { name: 'Meredith Grey' })
+    .getByRole('listitem', { name: `${name.first} ${name.last}` })
     .getByRole('button', { name: 'Approve' })
     .click();
   await expect(adminPage.getByText('Application approved', { exact: true }).first()).toBeVisible();
