@@ -83,10 +83,9 @@ function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL 
   )!;
 }
 
-/** A study shared with a user, with the share that opens it and its owner (Shared Studies tab). */
+/** A study shared with a user, when it was shared and its owner (Shared Studies tab). */
 export interface SharedStudyRow {
   study: StudyRow;
-  shareId: string;
   sharedAt: Date;
   ownerName: string | null;
   ownerEmail: string;
@@ -166,7 +165,6 @@ export function createAccessRepository(db: Db) {
       return db
         .select({
           study: studies,
-          shareId: studyShares.id,
           sharedAt: studyShares.createdAt,
           ownerName: users.name,
           ownerEmail: users.email,
