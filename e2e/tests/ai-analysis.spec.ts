@@ -125,6 +125,12 @@ test('a Complete Analysis Package gets its automated report at once and waits fo
   const purchased = page.getByRole('row', { name: /Complete Analysis Package/ });
   await page.reload();
   await expect(purchased).toContainText('Pending Provider Approval');
+  // Its automated report opens from the order before the professional's reading arrives.
+  const automated = purchased.getByRole('link', { name: 'Automated report' });
+  await expect(purchased.getByRole('link', { name: 'Open report' })).toHaveCount(0);
+  const pdf = await page.request.get((await automated.getAttribute('href'))!);
+  expect(pdf.headers()['content-type']).toBe('application/pdf');
+  expect(pdfText(await pdf.body()).join('\n')).toContain('not a diagnosis');
   await page.goto('/notifications');
   await expect(page.getByText('Automated analysis ready').first()).toBeVisible();
 });

@@ -20,6 +20,7 @@ function purchase(id: string, over: Partial<Purchase> = {}): Purchase {
     paymentIntentId: 'pi_1',
     refundedAmount: null,
     refundedAt: null,
+    automatedReportAt: null,
     ...over,
   };
 }

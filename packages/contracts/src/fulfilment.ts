@@ -70,3 +70,6 @@ export const orderStatusAfterAttachSchema = z.object({
   orderStatus: orderStatusSchema,
   studyId: z.string(),
 });
+
+/** GET /api/orders/{id}/report: the order's report, or the automated part of a package. */
+export const reportPartQuerySchema = z.object({ part: z.enum(['final', 'automated']).default('final') });

@@ -107,6 +107,11 @@ export const purchaseSchema = z.object({
   refundedAmount: z.number().nullable(),
   /** When the refund was made; null when none. */
   refundedAt: z.string().nullable(),
+  /**
+   * When the automated part of a Complete Analysis Package was added to the study; its report opens
+   * at `/api/orders/{id}/report?part=automated`. Null for other orders and before it arrives.
+   */
+  automatedReportAt: z.string().nullable(),
 });
 export type Purchase = z.infer<typeof purchaseSchema>;
 export const purchaseListSchema = z.array(purchaseSchema);

@@ -10,6 +10,7 @@ import {
   professionalOrderListSchema,
   professionalOrderSchema,
   reportDraftSchema,
+  reportPartQuerySchema,
 } from '@mi/contracts/fulfilment';
 import { requestMeta, requireUser } from '../../http/auth-hook';
 import type { FulfilmentService } from './fulfilment.service';
@@ -112,13 +113,20 @@ export function fulfilmentRoutes(fulfilment: FulfilmentService): FastifyPluginAs
       {
         schema: {
           tags: ['fulfilment'],
-          summary: "The order's delivered report (PDF)",
+          summary:
+            "The order's delivered report (PDF); part=automated: the automated part of a Complete Analysis Package",
           params,
+          querystring: reportPartQuerySchema,
           response: { 200: z.any(), ...errors },
         },
       },
       async (req, reply) => {
-        const report = await fulfilment.openReport(requireUser(req).user, req.params.id, requestMeta(req));
+        const report = await fulfilment.openReport(
+          requireUser(req).user,
+          req.params.id,
+          requestMeta(req),
+          req.query.part,
+        );
         return reply
           .header('content-type', 'application/pdf')
           .header('content-disposition', `inline; filename="${report.fileName}"`)

@@ -245,19 +245,23 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
       actor: Actor,
       orderId: string,
       meta: RequestMeta,
+      part: 'final' | 'automated' = 'final',
     ): Promise<{ body: Readable; fileName: string }> {
       const view = UUID.test(orderId) ? await repo.findView(orderId) : undefined;
       const allowed =
         view &&
         (view.order.userId === actor.id ||
           (actor.role === 'professional' && view.provider.linkedUserId === actor.id));
-      const key = view?.fulfilment?.reportPdfKey;
+      // 'automated': the automated part of a Complete Analysis Package, there before the order completes.
+      const key =
+        part === 'automated' ? view?.fulfilment?.automatedReportPdfKey : view?.fulfilment?.reportPdfKey;
       if (!allowed || !key) {
-        await audit(actor, 'order.report_read', orderId, meta, {}, 'denied');
+        await audit(actor, 'order.report_read', orderId, meta, { part }, 'denied');
         throw new AppError('NOT_FOUND', 'Report not found.');
       }
-      await audit(actor, 'order.report_read', orderId, meta, { studyId: view.order.studyId });
-      return { body: await deps.storage.get(key), fileName: `report-${orderId.slice(0, 8)}.pdf` };
+      await audit(actor, 'order.report_read', orderId, meta, { studyId: view.order.studyId, part });
+      const name = part === 'automated' ? 'automated-report' : 'report';
+      return { body: await deps.storage.get(key), fileName: `${name}-${orderId.slice(0, 8)}.pdf` };
     },
 
     /** POST /api/orders/{id}/study: another of the patient's studies for an order that needs data. */

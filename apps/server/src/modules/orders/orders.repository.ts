@@ -1,6 +1,13 @@
 import { and, desc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { analysisServices, orders, payments, providers, studies } from '../../db/schema/index';
+import {
+  analysisServices,
+  orderFulfilments,
+  orders,
+  payments,
+  providers,
+  studies,
+} from '../../db/schema/index';
 
 export type OrderRow = typeof orders.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
@@ -28,6 +35,8 @@ export interface OrderView {
     refundedCents: number;
     refundedAt: Date | null;
   } | null;
+  /** When the automated part of a Complete Analysis Package was delivered into the study. */
+  automatedReportAt: Date | null;
 }
 
 /** Orders (purchases) and the card payments that pay them. */
@@ -50,11 +59,13 @@ export function createOrdersRepository(db: Db) {
           refundedCents: payments.refundedCents,
           refundedAt: payments.refundedAt,
         },
+        automatedReportAt: orderFulfilments.automatedReportAt,
       })
       .from(orders)
       .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
       .innerJoin(providers, eq(providers.id, orders.providerId))
-      .leftJoin(payments, eq(payments.id, orders.paymentId));
+      .leftJoin(payments, eq(payments.id, orders.paymentId))
+      .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id));
   const toView = (r: {
     order: OrderRow;
     service: OrderView['service'];
@@ -66,6 +77,7 @@ export function createOrdersRepository(db: Db) {
       refundedCents: number | null;
       refundedAt: Date | null;
     } | null;
+    automatedReportAt: Date | null;
   }): OrderView => ({
     ...r,
     payment: r.payment?.intentId

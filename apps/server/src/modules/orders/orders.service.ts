@@ -72,6 +72,7 @@ export function toPurchase(v: OrderView): Purchase {
       v.payment && v.payment.refundedCents > 0
         ? (v.payment.refundedAt ?? v.order.refundedAt ?? v.order.updatedAt).toISOString()
         : null,
+    automatedReportAt: v.automatedReportAt?.toISOString() ?? null,
   };
 }
 

@@ -252,6 +252,18 @@ describe('Complete Analysis Package: its automated part', () => {
       .where(and(eq(notifications.userId, buyer.id), eq(notifications.title, 'Automated analysis ready')));
     expect(told).toHaveLength(1);
     expect(told[0]!.description).toContain("The professional's reading follows");
+    // Purchased Services offers it before the order completes; only the buyer opens it.
+    const listed = (await call(buyer, 'GET', `/api/purchases/user/${buyer.id}`))
+      .json()
+      .find((x: { id: string }) => x.id === orderId);
+    expect(listed.automatedReportAt).toEqual(expect.any(String));
+    const automatedPdf = await call(buyer, 'GET', `/api/orders/${orderId}/report?part=automated`);
+    expect(automatedPdf.statusCode).toBe(200);
+    expect(automatedPdf.headers['content-type']).toBe('application/pdf');
+    expect(automatedPdf.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect((await call(buyer, 'GET', `/api/orders/${orderId}/report`)).statusCode).toBe(404);
+    const other = await newPatient(ctx, 'other-analysis@example.com');
+    expect((await call(other, 'GET', `/api/orders/${orderId}/report?part=automated`)).statusCode).toBe(404);
     // Only once: a second run does nothing.
     expect(await ctx.services.analysis.runOrder(orderId, silent)).toBe('skipped');
     await expect(

@@ -403,11 +403,12 @@ ${img('share-embed-qr.webp', 'The Share &amp; Embed page on its QR Code tab: the
 <ul>
 <li><strong>Pending Provider Approval</strong>: an Expert Review waits for the provider's professional to accept it.</li>
 <li><strong>In Progress</strong>: the professional is reading the study, or the automated analysis is running. While they work on your order, the professional can view that one study (never download it); this ends when the order ends.</li>
-<li><strong>Upload Required Data</strong> (highlighted row): the study has no images of a type the service reads.</li>
+<li><strong>Upload Required Data</strong> (highlighted row): the study has no images of a type the service reads. Press <strong>Attach Study</strong> to choose another of your studies (the dialog says what the service reads and which studies fit), or upload one first.</li>
 <li><strong>Completed</strong>: the report is ready. <strong>Open report</strong> shows it as a PDF, and it is also added to the study as a new series, so you see it in the viewer and it is part of the download. You are notified, and emailed if email notifications are on.</li>
 </ul>
+<p>A <strong>Complete Analysis Package</strong> has two parts: its automated report is added to the study as soon as the study is ready, and <strong>Automated report</strong> opens it while the professional's reading is still to come; the order completes with that reading.</p>
 <p>The AI Quick Analysis reports what the images themselves say (series and image counts, acquisition parameters, slice coverage and gaps, dose values when the scanner recorded them, image statistics and a few key images). It is labelled as automated and is not a diagnosis.</p>
 <h2>Refunds</h2>
-<p>You are refunded in full, told in the app and sent a refund receipt when a professional declines your order, when nobody accepts it within 48 hours, or when the automated analysis cannot be completed. <strong>Billing → Transaction History</strong> lists every order with its amount and status.</p>`,
+<p>You are refunded in full, told in the app and sent a refund receipt when a professional declines your order, when nobody accepts it within 48 hours, or when the automated analysis cannot be completed. <strong>Billing → Transaction History</strong> lists every order with its amount and status, and each refund as a line of its own with a negative amount; <strong>Purchased Services</strong> shows how much was refunded and when under the order's status.</p>`,
   },
 ];

@@ -33,28 +33,46 @@ const COLUMNS: Array<{ key: Key; label: string; kind?: 'date' }> = [
 
 const needsData = (p: Purchase) => p.orderStatus === 'pending_data_upload';
 
-/** What can be done with an order: open its delivered report, or give it the study it needs. */
+/** A link that opens one of the order's reports (PDF) in a new tab. */
+function ReportLink({ orderId, part, children }: { orderId: string; part?: 'automated'; children: string }) {
+  const query = part ? `?part=${part}` : '';
+  return (
+    <a
+      href={`/api/orders/${encodeURIComponent(orderId)}/report${query}`}
+      target="_blank"
+      rel="noopener noreferrer"
+      className="inline-flex items-center gap-1 text-sm text-primary underline-offset-4 hover:underline"
+    >
+      <FileText className="size-4" aria-hidden="true" />
+      {children}
+    </a>
+  );
+}
+
+/**
+ * What can be done with an order: open its delivered report (and a package's automated part, there
+ * before the professional's reading), or give it the study it needs. Reports are also series of the
+ * study, in the viewer and the download.
+ */
 function OrderActions({ purchase: p, onAttach }: { purchase: Purchase; onAttach: (p: Purchase) => void }) {
-  if (p.orderStatus === 'completed')
-    return (
-      // The report as a PDF (it is also a series of the study, in the viewer and download).
-      <a
-        href={`/api/orders/${encodeURIComponent(p.id)}/report`}
-        target="_blank"
-        rel="noopener noreferrer"
-        className="inline-flex items-center gap-1 text-sm text-primary underline-offset-4 hover:underline"
-      >
-        <FileText className="size-4" aria-hidden="true" />
-        Open report
-      </a>
-    );
   if (needsData(p))
     return (
       <Button size="sm" variant="outline" onClick={() => onAttach(p)}>
         <Upload aria-hidden="true" /> Attach Study
       </Button>
     );
-  return null;
+  const completed = p.orderStatus === 'completed';
+  if (!completed && !p.automatedReportAt) return null;
+  return (
+    <span className="flex flex-wrap gap-x-3 gap-y-1">
+      {completed && <ReportLink orderId={p.id}>Open report</ReportLink>}
+      {p.automatedReportAt && (
+        <ReportLink orderId={p.id} part="automated">
+          Automated report
+        </ReportLink>
+      )}
+    </span>
+  );
 }
 
 /** The service name, after the upload icon of an order that waits for data. */
