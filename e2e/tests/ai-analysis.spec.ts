@@ -50,8 +50,16 @@ async function uploadStudy(page: Page, name: string, modality: string, count: nu
   return { description, row, studyId: await studyByDescription(page, description) };
 }
 
-/** Get Analysis on the study's row → the service → Purchase from its first provider → paid. */
-async function purchase(page: Page, row: ReturnType<typeof studyRow>, description: string, service: string) {
+/**
+ * Get Analysis on the study's row → the service → Purchase from its first provider → paid. Answers
+ * the price that provider's row showed ('$49.99').
+ */
+async function purchase(
+  page: Page,
+  row: ReturnType<typeof studyRow>,
+  description: string,
+  service: string,
+): Promise<string> {
   await row.getByRole('link', { name: 'Get Analysis' }).click();
   await expect(page).toHaveURL(/\/services\/available\?action=getanalysis/);
   await expect(page.getByText(/You are purchasing an analysis for the study/)).toBeVisible();
@@ -61,7 +69,13 @@ async function purchase(page: Page, row: ReturnType<typeof studyRow>, descriptio
       .getByRole('row', { name: new RegExp(service) })
       .first()
       .click();
-  await providers.getByRole('button', { name: 'Purchase' }).first().click();
+  const offer = providers
+    .getByRole('row')
+    .filter({ has: page.getByRole('button', { name: 'Purchase' }) })
+    .first();
+  const price = /\$\d+\.\d{2}/.exec(await offer.innerText())?.[0];
+  expect(price, 'the offer row shows its price').toBeTruthy();
+  await offer.getByRole('button', { name: 'Purchase' }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
   await chooseStudy(dialog, description);
@@ -70,6 +84,7 @@ async function purchase(page: Page, row: ReturnType<typeof studyRow>, descriptio
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 30_000 });
   await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
   await expect(page).toHaveURL(/\/services\/purchased$/);
+  return price!;
 }
 
 test('a patient buys AI Quick Analysis for a fixture CT; the automated report completes it, adds a series and gives its real slice count and thickness', async ({
@@ -88,7 +103,7 @@ test('a patient buys AI Quick Analysis for a fixture CT; the automated report co
   const studyId = await studyByDescription(page, description);
   const seriesBefore = await seriesCount(page, studyId);
   expect(seriesBefore).toBe(1);
-  await purchase(page, row, description, 'AI Quick Analysis');
+  const price = await purchase(page, row, description, 'AI Quick Analysis');
 
   // The automated job (modules/analysis) completes the order within a minute; reload until it shows.
   const purchased = page.getByRole('row', { name: /AI Quick Analysis/ });
@@ -109,6 +124,16 @@ test('a patient buys AI Quick Analysis for a fixture CT; the automated report co
   expect(text).toContain('not a diagnosis');
   expect(text).toContain('Images: 1');
   expect(text).toContain('Slice thickness: 5 mm');
+
+  // Transaction History lists it at the price the provider's row showed, paid with the card.
+  await page.goto('/billing');
+  const line = page
+    .getByRole('table', { name: 'Transactions' })
+    .getByRole('row', { name: /AI Quick Analysis/ });
+  await expect(line).toHaveCount(1);
+  await expect(line).toContainText(price);
+  await expect(line).toContainText('Completed');
+  await expect(line).toContainText('visa •••• 4242');
 });
 
 test('a Complete Analysis Package gets its automated report at once and waits for the professional', async ({
