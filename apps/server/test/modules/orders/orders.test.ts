@@ -438,10 +438,13 @@ describe('orders waiting for payment', () => {
     });
     const audits = await db().select().from(auditEvents).where(eq(auditEvents.targetId, purchase.id));
     expect(audits.filter((e) => e.action === 'order.refund' && e.outcome === 'success')).toHaveLength(1);
-    const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.to, 'buyer-orders@example.com'));
-    const receipts = mails.filter(
-      (m) => m.subject === 'Refund for AI Quick Analysis' && m.text.includes(purchase.id),
-    );
+    // The receipt goes out through the send-email job, so it lands a moment later.
+    const refundReceipts = async () =>
+      (await db().select().from(mailOutbox).where(eq(mailOutbox.to, 'buyer-orders@example.com'))).filter(
+        (m) => m.subject === 'Refund for AI Quick Analysis' && m.text.includes(purchase.id),
+      );
+    await eventually(async () => (await refundReceipts()).length > 0);
+    const receipts = await refundReceipts();
     expect(receipts).toHaveLength(1);
     expect(receipts[0]!.text).toContain(`$${(amount / 100).toFixed(2)}`);
     // An unpaid order has nothing to refund.

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { auditEvents, mailOutbox, orders, payments } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
-import { createTestContext, type TestContext } from '../../helpers/test-app';
+import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 import { startFakeStripe, type FakeStripe } from './fake-stripe';
 
 const WEBHOOK_SECRET = 'whsec_test_secret';
@@ -159,10 +159,13 @@ describe('Stripe as the card processor', () => {
     const replay = await event.send();
     expect(replay.statusCode).toBe(200);
     expect(await ordersOf(paymentIntentId)).toHaveLength(1);
-    const receipts = (
-      await db().select().from(mailOutbox).where(eq(mailOutbox.to, 'stripe-buyer@example.com'))
-    ).filter((m) => m.text.includes(created[0]!.id));
-    expect(receipts).toHaveLength(1);
+    // The receipt goes out through the send-email job, so it lands a moment later.
+    const receiptsFor = async () =>
+      (await db().select().from(mailOutbox).where(eq(mailOutbox.to, 'stripe-buyer@example.com'))).filter(
+        (m) => m.text.includes(created[0]!.id),
+      );
+    await eventually(async () => (await receiptsFor()).length > 0);
+    expect(await receiptsFor()).toHaveLength(1);
   });
 
   it('a bad signature is refused with 400 and changes nothing', async () => {
