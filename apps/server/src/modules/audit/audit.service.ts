@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditEvent } from './audit-event';
 import type { AuditRepository } from './audit.repository';
 
+import type { AuditOutcome } from './audit-event';
 export type { AuditEvent, AuditOutcome } from './audit-event';
 
 export type AuditRecorder = (event: AuditEvent) => Promise<void>;
@@ -19,4 +20,42 @@ export function createAuditRecorder(repo: Pick<AuditRepository, 'insert'>, log: 
       throw err;
     }
   };
+}
+
+/** Who did something, as services hold them; null for the server's own jobs. */
+export interface AuditActor {
+  id: string;
+  role?: string | null;
+}
+
+/** What an audit call names besides the action: the request it came in, when there was one. */
+export interface AuditRequest {
+  requestId?: string;
+  ip?: string;
+}
+
+/**
+ * The recorder in the form services call it: actor, action, target, request, details, outcome.
+ * Target ids are cut to the column's 64 characters (a malformed id from a URL is still recorded).
+ */
+export function actorAudit(record: AuditRecorder) {
+  return (
+    actor: AuditActor | null,
+    action: string,
+    target: { type: string; id: string | null },
+    meta: AuditRequest | undefined,
+    details?: Record<string, unknown>,
+    outcome: AuditOutcome = 'success',
+  ) =>
+    record({
+      actorId: actor?.id ?? null,
+      actorRole: actor?.role ?? null,
+      action,
+      outcome,
+      targetType: target.type,
+      targetId: target.id?.slice(0, 64) ?? null,
+      requestId: meta?.requestId,
+      ip: meta?.ip,
+      details,
+    });
 }

@@ -9,7 +9,7 @@ import type {
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService } from '../access/access.service';
-import type { AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { NotificationsService } from '../notifications/notifications.service';
 import type { FulfilmentRepository, FulfilmentView } from './fulfilment.repository';
@@ -103,25 +103,15 @@ function toProfessionalOrder(v: FulfilmentView): ProfessionalOrder {
 export function createFulfilmentService(deps: FulfilmentDeps) {
   const { repo } = deps;
 
+  const record = actorAudit(deps.audit);
   const audit = (
     actor: Actor,
     action: string,
     orderId: string,
     meta: RequestMeta,
     details: Record<string, unknown>,
-    outcome: 'success' | 'failure' | 'denied' = 'success',
-  ) =>
-    deps.audit({
-      actorId: actor.id,
-      actorRole: actor.role,
-      action,
-      outcome,
-      targetType: 'order',
-      targetId: orderId.slice(0, 64),
-      requestId: meta.requestId,
-      ip: meta.ip,
-      details,
-    });
+    outcome: AuditOutcome = 'success',
+  ) => record(actor, action, { type: 'order', id: orderId }, meta, details, outcome);
 
   /** An order sent to a provider linked to this professional, or the one 404. */
   async function requireAssigned(actor: Actor, orderId: string, meta: RequestMeta, action: string) {

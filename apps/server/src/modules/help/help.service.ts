@@ -15,7 +15,7 @@ import {
 } from '@mi/contracts/help';
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import { articleText, HELP_IMAGE_NAME, sanitizeArticleHtml } from './help-html';
 import type { HelpArticleRow, HelpRepository, NewHelpArticleRow } from './help.repository';
@@ -97,24 +97,14 @@ type Actor = { id: string; role: string | null };
 export function createHelpService(deps: HelpDeps) {
   const { repo, storage } = deps;
 
+  const record = actorAudit(deps.audit);
   const audit = (
     actor: Actor,
     action: string,
     targetId: string,
     meta: RequestMeta | undefined,
     details?: Record<string, unknown>,
-  ) =>
-    deps.audit({
-      actorId: actor.id,
-      actorRole: actor.role,
-      action,
-      outcome: 'success',
-      targetType: 'help_article',
-      targetId,
-      requestId: meta?.requestId,
-      ip: meta?.ip,
-      details,
-    });
+  ) => record(actor, action, { type: 'help_article', id: targetId }, meta, details);
 
   /** The stored columns of an article as the editor sent it. */
   function columns(input: HelpArticleInput) {

@@ -14,7 +14,7 @@ import {
 import { AppError } from '../../http/app-error';
 import type { PaymentIntent, PaymentsPort } from '../../ports/payments/payments';
 import type { AccessService } from '../access/access.service';
-import type { AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { MailService } from '../mail/mail.service';
 import { paymentReceiptEmail, refundReceiptEmail } from '../mail/templates';
@@ -102,25 +102,7 @@ export interface OrdersDeps {
 export function createOrdersService(deps: OrdersDeps) {
   const { repo, payments } = deps;
 
-  const audit = (
-    actor: { id: string; role: string | null } | null,
-    action: string,
-    target: { type: string; id: string | null },
-    meta: RequestMeta | undefined,
-    details: Record<string, unknown>,
-    outcome: 'success' | 'failure' | 'denied' = 'success',
-  ) =>
-    deps.audit({
-      actorId: actor?.id ?? null,
-      actorRole: actor?.role ?? null,
-      action,
-      outcome,
-      targetType: target.type,
-      targetId: target.id?.slice(0, 64) ?? null,
-      requestId: meta?.requestId,
-      ip: meta?.ip,
-      details,
-    });
+  const audit = actorAudit(deps.audit);
 
   /** The caller's own study, or the one 404 (a study shared with them is not theirs to order for). */
   async function requireOwnStudy(actor: Actor, studyId: string, meta: RequestMeta, auditAction: string) {

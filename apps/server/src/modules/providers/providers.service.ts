@@ -8,7 +8,7 @@ import {
 } from '@mi/contracts/sharing';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditActor, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { Throttle } from '../auth/throttle.repository';
 import type { NotificationsService } from '../notifications/notifications.service';
@@ -108,25 +108,15 @@ export interface ProvidersDeps {
 export function createProvidersService(deps: ProvidersDeps) {
   const { repo } = deps;
 
+  const record = actorAudit(deps.audit);
   const audit = (
-    actor: { id: string; role: string | null },
+    actor: AuditActor,
     action: string,
     providerId: string,
     meta: RequestMeta | undefined,
     details?: Record<string, unknown>,
-    outcome: 'success' | 'failure' | 'denied' = 'success',
-  ) =>
-    deps.audit({
-      actorId: actor.id,
-      actorRole: actor.role,
-      action,
-      outcome,
-      targetType: 'provider',
-      targetId: providerId.slice(0, 64),
-      requestId: meta?.requestId,
-      ip: meta?.ip,
-      details,
-    });
+    outcome: AuditOutcome = 'success',
+  ) => record(actor, action, { type: 'provider', id: providerId }, meta, details, outcome);
 
   async function visible(userId: string, providerId: string): Promise<ProviderWithLink | undefined> {
     return UUID.test(providerId) ? repo.findVisible(userId, providerId) : undefined;

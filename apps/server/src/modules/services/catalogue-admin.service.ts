@@ -7,7 +7,7 @@ import {
 } from '@mi/contracts/catalogue-admin';
 import { AppError } from '../../http/app-error';
 import type { RecentSignInRule } from '../admin/recent-sign-in';
-import type { AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { UserRow } from '../users/users.repository';
 import type { AdminOfferRow, CatalogueAdminRepository } from './catalogue-admin.repository';
@@ -82,24 +82,14 @@ export interface CatalogueAdminDeps {
 export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
   const { repo } = deps;
 
+  const record = actorAudit(deps.audit);
   const audit = (
     admin: Actor,
     action: string,
     serviceId: string,
     meta: RequestMeta,
     details?: Record<string, unknown>,
-  ) =>
-    deps.audit({
-      actorId: admin.id,
-      actorRole: admin.role,
-      action,
-      outcome: 'success',
-      targetType: 'service',
-      targetId: serviceId,
-      requestId: meta.requestId,
-      ip: meta.ip,
-      details,
-    });
+  ) => record(admin, action, { type: 'service', id: serviceId }, meta, details);
 
   async function requireService(id: string): Promise<AnalysisServiceRow> {
     const found = UUID.test(id) ? await repo.findService(id) : undefined;

@@ -13,7 +13,7 @@ import {
 import { AppError } from '../../http/app-error';
 import type { Principal } from '../access/principal';
 import type { RecentSignInRule } from '../admin/recent-sign-in';
-import type { AuditOutcome, AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit/audit.service';
 import type { RequestMeta } from '../auth/auth.service';
 import type { DeliverReport, ReportContent } from '../fulfilment/report-delivery';
 import {
@@ -89,25 +89,7 @@ export function createVendorsService(deps: VendorsDeps) {
   const seal = createSecretSeal(deps.sessionSecret);
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
-  const audit = (
-    actor: Actor | null,
-    action: string,
-    target: { type: string; id: string },
-    meta: RequestMeta | undefined,
-    details: Record<string, unknown>,
-    outcome: AuditOutcome = 'success',
-  ) =>
-    deps.audit({
-      actorId: actor?.id ?? null,
-      actorRole: actor?.role ?? null,
-      action,
-      outcome,
-      targetType: target.type,
-      targetId: target.id.slice(0, 64),
-      requestId: meta?.requestId,
-      ip: meta?.ip,
-      details,
-    });
+  const audit = actorAudit(deps.audit);
 
   async function requireProvider(providerId: string) {
     const found = UUID.test(providerId) ? await repo.findProvider(providerId) : undefined;

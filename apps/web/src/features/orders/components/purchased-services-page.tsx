@@ -10,6 +10,7 @@ import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
 import { usePurchases } from '../api/get-purchases';
 import { PurchaseStatusBadge, RefundNote } from './order-status-badge';
+import { TableMessageRow } from '@/components/table-message-row';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
 const valueOf = (p: Purchase, key: Key): string =>
@@ -191,11 +192,9 @@ export function PurchasedServicesPage({
             </thead>
             <tbody>
               {message && (
-                <tr>
-                  <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                    {message}
-                  </td>
-                </tr>
+                <TableMessageRow columns={5} error={purchases.isError}>
+                  {message}
+                </TableMessageRow>
               )}
               {rows.map((p) => (
                 <tr key={p.id} className={cn('border-b align-top', needsData(p) && 'bg-blue-50')}>

@@ -17,6 +17,7 @@ import {
   type TransactionEntry,
 } from '../utils/transactions';
 import { TransactionStatusBadge } from './order-status-badge';
+import { TableMessageRow } from '@/components/table-message-row';
 
 /** The line's name and, below it, who provided it and the card it was charged to or refunded to. */
 function EntryName({ entry: { kind, purchase: p } }: { entry: TransactionEntry }) {
@@ -139,11 +140,9 @@ export function TransactionHistory({ userId, onPay }: { userId: string; onPay: (
             </thead>
             <tbody>
               {message && (
-                <tr>
-                  <td colSpan={5} className="px-3 py-6 text-center text-muted-foreground">
-                    {message}
-                  </td>
-                </tr>
+                <TableMessageRow columns={5} error={purchases.isError}>
+                  {message}
+                </TableMessageRow>
               )}
               {rows.map((entry) => (
                 <tr key={entry.key} className="border-b">

@@ -10,6 +10,7 @@ import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { useWideLayout } from '@/hooks/use-media-query';
 import { useServices } from '../api/get-services';
+import { TableMessageRow } from '@/components/table-message-row';
 
 type SortKey = 'name' | 'scope' | 'typicalTime' | 'provider' | 'price';
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
@@ -259,14 +260,9 @@ export function AvailableServicesPage({
             </thead>
             <tbody>
               {message && (
-                <tr>
-                  <td
-                    colSpan={6}
-                    className={`px-3 py-6 text-center ${services.isError ? 'text-destructive' : 'text-muted-foreground'}`}
-                  >
-                    {message}
-                  </td>
-                </tr>
+                <TableMessageRow columns={6} error={services.isError}>
+                  {message}
+                </TableMessageRow>
               )}
               {rows.map((s) => (
                 <Fragment key={s.id}>
