@@ -88,7 +88,7 @@ export function UsersAdmin() {
               <thead className="bg-muted/50 text-left text-xs text-muted-foreground">
                 <tr>
                   <th className="p-2 font-medium">User</th>
-                  <th className="p-2 font-medium">Role</th>
+                  <th className="hidden p-2 font-medium sm:table-cell">Role</th>
                   <th className="p-2 font-medium">Status</th>
                   <th className="hidden p-2 font-medium md:table-cell">Last sign-in</th>
                   <th className="hidden p-2 font-medium md:table-cell">Storage</th>
@@ -100,11 +100,15 @@ export function UsersAdmin() {
               <tbody>
                 {list.map((u) => (
                   <tr key={u.id} className="border-t">
-                    <td className="max-w-56 p-2">
+                    <td className="max-w-36 p-2 sm:max-w-56">
                       <div className="truncate font-medium">{u.name || '—'}</div>
-                      <div className="truncate text-xs text-muted-foreground">{u.email}</div>
+                      <div className="truncate text-xs text-muted-foreground" title={u.email}>
+                        {u.email}
+                      </div>
+                      {/* On a phone the role sits under the address: its column would push Manage off screen. */}
+                      <div className="text-xs capitalize text-muted-foreground sm:hidden">{u.role}</div>
                     </td>
-                    <td className="p-2 capitalize">{u.role}</td>
+                    <td className="hidden p-2 capitalize sm:table-cell">{u.role}</td>
                     <td className="p-2">
                       <StatusBadge status={u.accountStatus} />
                     </td>
