@@ -33,6 +33,9 @@ const CLIENT_CPUS = process.env.BENCH_CLIENT_CPUS;
 // BENCH_CLIENT=autocannon or wrk runs only that load generator (both by default, wrk when installed).
 const CLIENT = process.env.BENCH_CLIENT ?? 'both';
 const execFileAsync = promisify(execFile);
+/** A load generator's command, under taskset when BENCH_CLIENT_CPUS pins it. */
+const pinned = (command: string, args: string[]): [string, string[]] =>
+  CLIENT_CPUS ? ['taskset', ['-c', CLIENT_CPUS, command, ...args]] : [command, args];
 const loadScript = fileURLToPath(new URL('./load.mjs', import.meta.url));
 
 function autocannonInChildProcess(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -41,11 +44,8 @@ function autocannonInChildProcess(opts: autocannon.Options): Promise<autocannon.
       loadScript,
       JSON.stringify(CLIENT_THREADS > 1 ? { ...opts, workers: CLIENT_THREADS } : opts),
     ];
-    execFile(
-      CLIENT_CPUS ? 'taskset' : process.execPath,
-      CLIENT_CPUS ? ['-c', CLIENT_CPUS, process.execPath, ...args] : args,
-      { maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout) as autocannon.Result)),
+    execFile(...pinned(process.execPath, args), { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(JSON.parse(stdout) as autocannon.Result),
     );
   });
 }
@@ -206,9 +206,7 @@ try {
         ...extra.flatMap((h) => ['-H', h]),
         `${base}${path}`,
       ];
-      const { stdout } = CLIENT_CPUS
-        ? await execFileAsync('taskset', ['-c', CLIENT_CPUS, '/usr/bin/wrk', ...wrkArgs])
-        : await execFileAsync('/usr/bin/wrk', wrkArgs);
+      const { stdout } = await execFileAsync(...pinned('/usr/bin/wrk', wrkArgs));
       const pct = (p: string) => {
         const m = new RegExp(`^\\s*${p}%\\s+([0-9.]+)(us|ms|s)`, 'm').exec(stdout);
         if (!m) return NaN;
@@ -223,13 +221,15 @@ try {
     };
     if (CLIENT === 'wrk')
       // Warm up once (JIT, connection pool), as the autocannon rows do.
-      await execFileAsync('/usr/bin/wrk', [
-        '-c10',
-        '-d3s',
-        '-H',
-        `authorization: Bearer ${token}`,
-        `${base}/api/studies/user/${userId}`,
-      ]);
+      await execFileAsync(
+        ...pinned('/usr/bin/wrk', [
+          '-c10',
+          '-d3s',
+          '-H',
+          `authorization: Bearer ${token}`,
+          `${base}/api/studies/user/${userId}`,
+        ]),
+      );
     console.log(`load average before wrk: ${fmtLoad(loadavg())}`);
     await wrk('GET /api/studies/user/:id', `/api/studies/user/${userId}`);
     await wrk('  same, gzip', `/api/studies/user/${userId}`, ['accept-encoding: gzip, deflate, br']);

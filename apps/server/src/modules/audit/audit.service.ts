@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { AuditEvent } from './audit-event';
+import type { AuditEvent, AuditOutcome } from './audit-event';
 import type { AuditRepository } from './audit.repository';
 
-import type { AuditOutcome } from './audit-event';
 export type { AuditEvent, AuditOutcome } from './audit-event';
 
 export type AuditRecorder = (event: AuditEvent) => Promise<void>;

@@ -8,9 +8,9 @@ import { Card } from '@/components/ui/card';
 import { useWideLayout } from '@/hooks/use-media-query';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
+import { TableMessageRow } from '@/components/table-message-row';
 import { usePurchases } from '../api/get-purchases';
 import { PurchaseStatusBadge, RefundNote } from './order-status-badge';
-import { TableMessageRow } from '@/components/table-message-row';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
 const valueOf = (p: Purchase, key: Key): string =>

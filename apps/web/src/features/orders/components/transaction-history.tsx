@@ -8,6 +8,7 @@ import { useWideLayout } from '@/hooks/use-media-query';
 import { useToast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { cn } from '@/lib/utils';
+import { TableMessageRow } from '@/components/table-message-row';
 import { useCancelOrder } from '../api/cancel-order';
 import { usePurchases } from '../api/get-purchases';
 import {
@@ -17,7 +18,6 @@ import {
   type TransactionEntry,
 } from '../utils/transactions';
 import { TransactionStatusBadge } from './order-status-badge';
-import { TableMessageRow } from '@/components/table-message-row';
 
 /** The line's name and, below it, who provided it and the card it was charged to or refunded to. */
 function EntryName({ entry: { kind, purchase: p } }: { entry: TransactionEntry }) {

@@ -9,8 +9,8 @@ import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { useWideLayout } from '@/hooks/use-media-query';
-import { useServices } from '../api/get-services';
 import { TableMessageRow } from '@/components/table-message-row';
+import { useServices } from '../api/get-services';
 
 type SortKey = 'name' | 'scope' | 'typicalTime' | 'provider' | 'price';
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
