@@ -17,8 +17,17 @@ export const serviceProviderSchema = z.object({
   id: z.string(),
   name: z.string(),
   specialty: z.string().nullable(),
-  /** 0-5. */
-  rating: z.number(),
+  /** The mean of patients' ratings, 1-5 (one decimal); null without ratings ('No ratings yet'). */
+  rating: z.number().nullable(),
+  ratingCount: z.number().int(),
+  /** 'professional', 'organisation' or 'automated' (the platform's own analysis). */
+  kind: z.enum(['professional', 'organisation', 'automated']),
+  /** This provider's turnaround for the service (its offer's, else the service's typical time). */
+  turnaround: z.string(),
+  /** Modalities this provider reads for the service (a subset of the service's). */
+  modalities: z.array(z.string()),
+  /** Seeded by `npm run demo`: labelled 'Demo' wherever it is shown. */
+  demo: z.boolean(),
   /** In the signed-in user's trusted network (/providers). */
   isConnected: z.boolean(),
   price: z.number(),
@@ -96,7 +105,14 @@ export const purchaseSchema = z.object({
   cost: z.number(),
   orderStatus: orderStatusSchema,
   service: z.object({ id: z.string(), name: z.string(), scope: z.string(), type: serviceTypeSchema }),
-  provider: z.object({ id: z.string(), name: z.string() }),
+  provider: z.object({ id: z.string(), name: z.string(), demo: z.boolean() }),
+  /**
+   * The buyer's rating of a completed order (contracts/directory.ts); null before they rate it.
+   * `editableUntil` is 30 days after it was first given.
+   */
+  rating: z
+    .object({ stars: z.number().int(), comment: z.string().nullable(), editableUntil: z.string() })
+    .nullable(),
   /** The study the analysis is for (null once that study is gone). */
   studyId: z.string().nullable(),
   paidAt: z.string().nullable(),

@@ -21,7 +21,21 @@ export const providerSchema = z.object({
   description: z.string().nullable(),
   /** A numeric string, e.g. '12'. */
   yearsOfExperience: z.string().nullable(),
+  /** The mean of the stars patients gave its completed orders (1-5, one decimal); null without ratings. */
   rating: z.number().nullable(),
+  /** How many ratings the mean is made of. */
+  ratingCount: z.number().int(),
+  /**
+   * A verified professional's own profile, an organisation an admin added, or the platform's own
+   * automated analysis (contracts/directory.ts); a user's private contact is 'contact'.
+   */
+  kind: z.enum(['professional', 'organisation', 'automated', 'contact']),
+  /** For a professional's profile: the licence an admin verified, and when. */
+  verified: z.object({ licenseState: z.string(), verifiedAt: z.string() }).nullable(),
+  hospital: z.string().nullable(),
+  position: z.string().nullable(),
+  /** Seeded by `npm run demo`: shown labelled 'Demo' wherever it appears. */
+  demo: z.boolean(),
   credentials: z.array(z.string()),
   location: z
     .object({
@@ -81,7 +95,10 @@ const requiredText = (label: string, max = 200) =>
     .max(max);
 const optionalText = (max = 200) => z.string().trim().max(max);
 
-/** The admin form: every field of a directory provider. Empty optional texts are stored as empty. */
+/**
+ * The admin form of an organisation (clinic, teleradiology group, AI vendor): every field of a
+ * directory entry but its rating, which patients give. Empty optional texts are stored as empty.
+ */
 export const providerInputSchema = z.strictObject({
   name: requiredText('Name'),
   specialty: requiredText('Specialty', 100),
@@ -90,7 +107,6 @@ export const providerInputSchema = z.strictObject({
     .string()
     .trim()
     .regex(/^\d{1,2}$/, 'Years of experience must be a whole number from 0 to 99'),
-  rating: z.number({ error: 'Rating must be a number' }).min(0).max(5),
   credentials: z.array(z.string().trim().min(1).max(100)).max(20),
   location: z.strictObject({
     street: optionalText(),

@@ -24,6 +24,8 @@ export const professionalProfiles = pgTable('professional_profiles', {
   position: text('position'),
   reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
   reviewedBy: uuid('reviewed_by'),
+  /** The professional paused their offers: none is sold, and orders waiting for them are refunded. */
+  offersPausedAt: timestamp('offers_paused_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

@@ -1,9 +1,12 @@
 import { sql } from 'drizzle-orm';
 import {
+  boolean,
+  check,
   index,
   integer,
   jsonb,
   pgTable,
+  pgView,
   primaryKey,
   text,
   timestamp,
@@ -37,6 +40,8 @@ export const analysisServices = pgTable(
       .notNull()
       .default(sql`'{}'::text[]`),
     sortOrder: integer('sort_order').notNull().default(0),
+    /** The price a new offer of this service starts from, in cents (the product's list price). */
+    defaultPriceCents: integer('default_price_cents').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     retiredAt: timestamp('retired_at', { withTimezone: true }),
@@ -55,9 +60,15 @@ export const serviceOffers = pgTable(
       .notNull()
       .references(() => providers.id, { onDelete: 'cascade' }),
     priceCents: integer('price_cents').notNull(),
+    /** The provider's own turnaround; null: the service's typical time. */
+    turnaround: text('turnaround'),
+    /** The modalities the provider reads for this service; null: all of the service's. */
+    modalities: text('modalities').array(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     retiredAt: timestamp('retired_at', { withTimezone: true }),
+    /** Who retired it: the professional withdrawing it, or an admin (only an admin restores those). */
+    retiredBy: text('retired_by', { enum: ['provider', 'admin'] }),
   },
   (t) => [
     primaryKey({ columns: [t.serviceId, t.providerId] }),
@@ -189,3 +200,58 @@ export const sandboxRefunds = pgTable(
   },
   (t) => [index('sandbox_refunds_intent_idx').on(t.intentId)],
 );
+
+/**
+ * A patient's stars (1-5) for one of their completed orders, counted for the order's provider.
+ * One per order; its author may change it for 30 days (contracts/directory.ts); an admin may hide
+ * its comment, never its stars.
+ */
+export const providerRatings = pgTable(
+  'provider_ratings',
+  {
+    orderId: uuid('order_id')
+      .primaryKey()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    providerId: uuid('provider_id')
+      .notNull()
+      .references(() => providers.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    stars: integer('stars').notNull(),
+    comment: text('comment'),
+    commentHiddenAt: timestamp('comment_hidden_at', { withTimezone: true }),
+    commentHiddenBy: uuid('comment_hidden_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('provider_ratings_provider_idx').on(t.providerId),
+    check('provider_ratings_stars', sql`${t.stars} between 1 and 5`),
+  ],
+);
+
+/**
+ * The one home of "who can deliver what" (migration 0017_trust.sql): per provider, whether it
+ * produces automated reports (the platform's own analysis, or a vendor with a webhook and a secret)
+ * and whether a person reads for it (its linked professional is active, has confirmed the email and
+ * has not paused their offers).
+ */
+export const providerFulfillers = pgView('provider_fulfillers', {
+  providerId: uuid('provider_id').notNull(),
+  automates: boolean('automates').notNull(),
+  reads: boolean('reads').notNull(),
+}).existing();
+
+/**
+ * Offers that may be sold right now: offer, service and provider live, a professional's profile
+ * published, and someone to deliver it (an automated service needs `automates`, the others `reads`).
+ * GET /api/services lists these and a payment is taken only for one of these.
+ */
+export const sellableOffers = pgView('sellable_offers', {
+  serviceId: uuid('service_id').notNull(),
+  providerId: uuid('provider_id').notNull(),
+  priceCents: integer('price_cents').notNull(),
+  turnaround: text('turnaround').notNull(),
+  modalities: text('modalities').array().notNull(),
+}).existing();

@@ -5,7 +5,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
-  real,
+  boolean,
   text,
   timestamp,
   uniqueIndex,
@@ -28,7 +28,6 @@ export const providers = pgTable(
     description: text('description'),
     /** Years of experience as a numeric string ('12'). */
     yearsOfExperience: text('years_of_experience'),
-    rating: real('rating'),
     credentials: text('credentials')
       .array()
       .notNull()
@@ -46,6 +45,18 @@ export const providers = pgTable(
     mobile: text('mobile'),
     website: text('website'),
     workingHours: jsonb('working_hours').$type<{ weekdays: string; weekends: string }>(),
+    /**
+     * What the entry is (contracts/directory.ts): a verified professional's own profile (listed once
+     * published), an organisation an admin added, or the platform's own automated analysis. A user's
+     * private contact is 'organisation' with `listed = 'contact'`.
+     */
+    kind: text('kind', { enum: ['professional', 'organisation', 'automated'] })
+      .notNull()
+      .default('organisation'),
+    /** A professional's profile is in the directory from then on; null while unpublished. */
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    /** Seeded by `npm run demo` and labelled 'Demo' wherever it shows. */
+    demo: boolean('demo').notNull().default(false),
     /** In the searchable directory (seeded or admin-made); false for a user's own email contact. */
     listed: text('listed', { enum: ['directory', 'contact'] })
       .notNull()
@@ -71,9 +82,13 @@ export const providers = pgTable(
   },
   (t) => [
     index('providers_email_idx').on(t.emailNormalized),
+    // A professional's profile may share its email with an organisation (a clinic using its doctor's address).
     uniqueIndex('providers_directory_email_key')
       .on(t.emailNormalized)
-      .where(sql`${t.listed} = 'directory'`),
+      .where(sql`${t.listed} = 'directory' and ${t.kind} <> 'professional'`),
+    uniqueIndex('providers_professional_key')
+      .on(t.linkedUserId)
+      .where(sql`${t.kind} = 'professional'`),
     uniqueIndex('providers_contact_email_key')
       .on(t.createdBy, t.emailNormalized)
       .where(sql`${t.listed} = 'contact'`),
