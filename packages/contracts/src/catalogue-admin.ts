@@ -50,8 +50,16 @@ export type ServiceInput = z.infer<typeof serviceInputSchema>;
 export const offerInputSchema = z.strictObject({ providerId: uuid, price: servicePriceSchema });
 export type OfferInput = z.infer<typeof offerInputSchema>;
 
-/** Re-price an offer (new orders only). */
-export const offerPriceSchema = z.strictObject({ price: servicePriceSchema });
+/** Edit an offer (new orders only): its price, and optionally its turnaround and modalities. */
+export const offerPriceSchema = z.strictObject({
+  price: servicePriceSchema,
+  turnaround: z.string().trim().min(1, 'Turnaround is required').max(60).optional(),
+  modalities: z
+    .array(z.string().trim().min(1).max(40))
+    .min(1, 'Choose at least one modality')
+    .max(20)
+    .optional(),
+});
 export type OfferPrice = z.infer<typeof offerPriceSchema>;
 
 export const adminOfferSchema = z.object({
@@ -59,9 +67,21 @@ export const adminOfferSchema = z.object({
   providerName: z.string(),
   /** The directory entry itself is retired (Admin → Providers): the offer is not shown either. */
   providerRetired: z.boolean(),
+  /** 'professional' (their own offer, set in their workspace), 'organisation' or 'automated'. */
+  providerKind: z.enum(['professional', 'organisation', 'automated']),
   /** Dollars. */
   price: z.number(),
+  turnaround: z.string(),
+  modalities: z.array(z.string()),
+  /**
+   * Sold right now (GET /api/services lists it): live, and someone can deliver it. A live offer
+   * that is not sellable lacks a fulfiller (no active linked professional, paused, no vendor).
+   */
+  sellable: z.boolean(),
   retiredAt: z.string().nullable(),
+  /** Who retired it: the professional ('provider') or an admin. */
+  retiredBy: z.enum(['provider', 'admin']).nullable(),
+  demo: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -76,6 +96,8 @@ export const adminServiceSchema = z.object({
   requiredData: z.array(z.string()),
   type: serviceTypeSchema,
   supportedModalities: z.array(z.string()),
+  /** The price a new offer of this service starts from (dollars). */
+  defaultPrice: z.number(),
   retiredAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
