@@ -8,7 +8,8 @@ export default defineConfig({
     alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('apps/web/src/', import.meta.url)) }],
   },
   test: {
-    include: ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    // Web component tests (*.test.tsx) set their own DOM environment with `@vitest-environment jsdom`.
+    include: ['apps/*/test/**/*.test.ts', 'apps/web/test/**/*.test.tsx', 'packages/*/test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
