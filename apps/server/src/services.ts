@@ -512,7 +512,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       now,
       startAutomated: (orderId, status) => orderEvents.emit('studyAttached', { orderId, status }),
     });
-    const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now);
+    const viewerGrants = createViewerGrants(createViewerGrantsRepository(database.db), now, feed);
     const viewer = createViewerService({
       repo: viewerRepo,
       access,

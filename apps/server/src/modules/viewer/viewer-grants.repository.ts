@@ -6,6 +6,8 @@ import { sessions, users, viewerGrants } from '../../db/schema/index';
 export interface ViewerGrant {
   grantId: string;
   userId: string;
+  /** The sign-in session that asked for it; the grant ends with it. */
+  sessionId: string | null;
   role: string;
   studyId: string;
   expiresAt: Date;
@@ -35,6 +37,7 @@ export function createViewerGrantsRepository(db: Db) {
         .select({
           grantId: viewerGrants.id,
           userId: viewerGrants.userId,
+          sessionId: viewerGrants.sessionId,
           role: users.role,
           studyId: viewerGrants.studyId,
           expiresAt: viewerGrants.expiresAt,
