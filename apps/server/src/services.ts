@@ -75,6 +75,8 @@ import { createOwnershipService, type OwnershipService } from './modules/sharing
 import { defaultQuotaBytes } from './modules/studies/quota';
 import { createServicesRepository } from './modules/services/services.repository';
 import { createServicesService, type ServicesService } from './modules/services/services.service';
+import { createRatingsRepository } from './modules/ratings/ratings.repository';
+import { createRatingsService, type RatingsService } from './modules/ratings/ratings.service';
 import { createCatalogueAdminRepository } from './modules/services/catalogue-admin.repository';
 import {
   createCatalogueAdminService,
@@ -179,6 +181,7 @@ export interface Services {
   /** External AI vendors: webhook settings, orders sent to them, their credentials and reports. */
   vendors: VendorsService;
   /** Help centre articles (seeded on start) and their authoring. */
+  ratings: RatingsService;
   help: HelpService;
   close(): Promise<void>;
 }
@@ -375,7 +378,12 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     });
     // Every admin change, whichever module makes it, needs a recent sign-in.
     const requireRecentSignIn = createRecentSignInRule({ audit, now });
-    // The provider directory and trusted networks; a new installation starts with the catalogue.
+    // Paid orders that nobody can deliver any more are refunded at once: the analysis module,
+    // built further down, does it; providers and admin call it when a professional stops.
+    let refundUndeliverable: () => Promise<unknown> = async () => undefined;
+    const onFulfillerLost = () => refundUndeliverable();
+    // The provider directory and trusted networks; a new installation holds only the platform's
+    // own automated analysis (verified professionals publish their profiles, admins add organisations).
     const providers = createProvidersService({
       repo: createProvidersRepository(database.db),
       users,
@@ -383,10 +391,10 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       throttle,
       notifications,
       requireRecentSignIn,
+      onFulfillerLost,
       now,
     });
-    const seededProviders = await providers.ensureDirectory();
-    if (seededProviders) log.info({ providers: seededProviders }, 'provider directory seeded');
+    const automatedProviderId = await providers.ensureAutomatedProvider();
     // The help centre; a start adds the seeded articles still missing.
     const help = createHelpService({
       repo: createHelpRepository(database.db),
@@ -428,8 +436,13 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       now,
     });
     // Analysis services: the catalogue names directory providers, so it is seeded after them.
-    const analysisServices = createServicesService({ repo: createServicesRepository(database.db) });
-    const seededServices = await analysisServices.ensureCatalogue();
+    const analysisServices = createServicesService({
+      repo: createServicesRepository(database.db),
+      audit,
+      professionalProviderId: (userId) => providers.professional.providerId(userId),
+      now,
+    });
+    const seededServices = await analysisServices.ensureCatalogue(automatedProviderId);
     if (seededServices) log.info({ services: seededServices }, 'analysis service catalogue seeded');
     const catalogueAdmin = createCatalogueAdminService({
       repo: createCatalogueAdminRepository(database.db),
@@ -498,7 +511,12 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       maxDecodedBytes: config.dicomMaxDecodedBytes,
       now,
     });
+    refundUndeliverable = () => analysis.refundUndeliverable(log.child({ module: 'analysis' }));
     orderEvents.on('paid', ({ orderId }) => analysis.queueAutomatedPart(orderId));
+    // A payment that completes after its professional stopped is refunded at once.
+    orderEvents.on('paid', async () => {
+      await refundUndeliverable();
+    });
     orderEvents.on('studyAttached', ({ orderId }) => analysis.queueAutomatedPart(orderId));
     orderEvents.on('ended', ({ orderId }) => vendors.endOrder(orderId));
     const fulfilment = createFulfilmentService({
@@ -564,6 +582,14 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       dataDir: config.dataDir,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
+      onFulfillerLost,
+      now,
+    });
+    const ratings = createRatingsService({
+      repo: createRatingsRepository(database.db),
+      audit,
+      canSeeProvider: async (userId, providerId) => Boolean(await providers.findForUser(userId, providerId)),
+      requireRecentSignIn,
       now,
     });
     const jobsService = createJobsService({ queue, studies });
@@ -628,6 +654,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       reportDelivery,
       analysis,
       vendors,
+      ratings,
       help,
       async close() {
         await startedQueue.stop().catch((err) => log.warn({ err }, 'job queue stop failed'));

@@ -51,6 +51,11 @@ interface Deps {
   /** Where the disk-free figure is read (DATA_DIR). */
   dataDir: string;
   defaultMaxStorageGB: number;
+  /**
+   * A disabled professional can no longer deliver: their paid orders are refunded at once
+   * (modules/analysis, refundUndeliverable).
+   */
+  onFulfillerLost?: () => Promise<unknown>;
   now: () => Date;
 }
 
@@ -272,6 +277,7 @@ export function createAdminService(deps: Deps) {
         targetId: id,
         details: { from: found.accountStatus, sessionsEnded: ended, ...(reason ? { reason } : {}) },
       });
+      if (found.role === 'professional') await deps.onFulfillerLost?.();
       return toUser(await findUser(id));
     },
 

@@ -7,7 +7,9 @@ import {
   instances,
   orderFulfilments,
   orders,
+  providerFulfillers,
   series,
+  users,
 } from '../../db/schema/index';
 
 /** An order as the automated analysis sees it. */
@@ -170,6 +172,38 @@ export function createAnalysisRepository(db: Db) {
     },
 
     /** Orders still waiting for a professional's approval, paid before `paidBefore`. */
+    /**
+     * Paid orders read by people that nobody can deliver any more: waiting for acceptance while the
+     * provider has no active, unpaused professional (provider_fulfillers), or accepted by a
+     * professional whose account is no longer active.
+     */
+    undeliverable(): Promise<AnalysisOrder[]> {
+      return db
+        .select(orderColumns)
+        .from(orders)
+        .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .innerJoin(providerFulfillers, eq(providerFulfillers.providerId, orders.providerId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+        .where(
+          and(
+            inArray(analysisServices.type, ['Expert', 'Combined']),
+            or(
+              and(
+                inArray(orders.status, ['pending_approval', 'pending_data_upload']),
+                isNull(orderFulfilments.acceptedAt),
+                eq(providerFulfillers.reads, false),
+              ),
+              and(
+                eq(orders.status, 'in_progress'),
+                sql`${orderFulfilments.acceptedAt} is not null`,
+                sql`not exists (select 1 from ${users} u where u.id = ${orderFulfilments.professionalId} and u.account_status = 'active')`,
+              ),
+            ),
+          ),
+        )
+        .limit(100);
+    },
+
     awaitingApprovalSince(paidBefore: Date): Promise<AnalysisOrder[]> {
       return db
         .select(orderColumns)

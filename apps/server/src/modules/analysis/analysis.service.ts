@@ -373,6 +373,29 @@ export function createAnalysisService(deps: AnalysisDeps) {
       return ended;
     },
 
+    /**
+     * Refunds at once the paid orders that nobody can deliver any more (the professional paused,
+     * was disabled or unlinked), and tells their patients. Run when that happens, when an order
+     * is paid, and by the sweep.
+     */
+    async refundUndeliverable(log: Logger): Promise<number> {
+      let refunded = 0;
+      for (const order of await repo.undeliverable()) {
+        try {
+          await refund(
+            order,
+            'provider_unavailable',
+            'Order refunded',
+            `The provider of your ${order.serviceName} order can no longer take it, so it has been refunded in full.`,
+          );
+          refunded++;
+        } catch (err) {
+          log.error({ orderId: order.id, err: errorText(err) }, 'could not refund an undeliverable order');
+        }
+      }
+      return refunded;
+    },
+
     /** Refunds orders no professional accepted within the configured time, and tells their patients. */
     async expireUnaccepted(log: Logger): Promise<number> {
       const cutoff = new Date(deps.now().getTime() - deps.approvalTimeoutMs);

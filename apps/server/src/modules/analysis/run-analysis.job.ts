@@ -25,12 +25,16 @@ export function runAnalysisJob(analysis: Pick<AnalysisService, 'runOrder'>) {
 }
 
 /**
- * analysis-sweep, every 2 minutes: refunds orders no professional accepted in time, ends orders
+ * analysis-sweep, every 2 minutes: refunds orders nobody can deliver any more (a missed prompt
+ * refund, e.g. a process stopped in between) or no professional accepted in time, ends orders
  * whose external AI vendor never reported, and queues the automated part of paid orders whose job
  * was never sent (the process stopped in between).
  */
 export function analysisSweepJob(
-  analysis: Pick<AnalysisService, 'expireUnaccepted' | 'expireVendorSilence' | 'queueMissed'>,
+  analysis: Pick<
+    AnalysisService,
+    'expireUnaccepted' | 'expireVendorSilence' | 'queueMissed' | 'refundUndeliverable'
+  >,
 ) {
   return defineJob({
     name: 'analysis-sweep',
@@ -38,7 +42,7 @@ export function analysisSweepJob(
     retry: { limit: 0, delaySeconds: 60 },
     cron: '*/2 * * * *',
     async handler(_data, { log }) {
-      const refunded = await analysis.expireUnaccepted(log);
+      const refunded = (await analysis.refundUndeliverable(log)) + (await analysis.expireUnaccepted(log));
       const silent = await analysis.expireVendorSilence(log);
       const queued = await analysis.queueMissed();
       if (refunded || silent || queued) log.info({ refunded, silent, queued }, 'analysis sweep');

@@ -5,6 +5,7 @@ import {
   orderFulfilments,
   orders,
   payments,
+  providerRatings,
   providers,
   studies,
 } from '../../db/schema/index';
@@ -26,7 +27,9 @@ export const REFUNDABLE_STATUSES: OrderStatusValue[] = [
 export interface OrderView {
   order: OrderRow;
   service: { id: string; name: string; scope: string; type: 'AI' | 'Expert' | 'Combined' };
-  provider: { id: string; name: string };
+  provider: { id: string; name: string; demo: boolean };
+  /** The buyer's rating of the order (modules/ratings), when given. */
+  rating: { stars: number; comment: string | null; createdAt: Date } | null;
   payment: {
     intentId: string;
     cardBrand: string | null;
@@ -51,7 +54,12 @@ export function createOrdersRepository(db: Db) {
           scope: analysisServices.scope,
           type: analysisServices.type,
         },
-        provider: { id: providers.id, name: providers.name },
+        provider: { id: providers.id, name: providers.name, demo: providers.demo },
+        rating: {
+          stars: providerRatings.stars,
+          comment: providerRatings.comment,
+          createdAt: providerRatings.createdAt,
+        },
         payment: {
           intentId: payments.intentId,
           cardBrand: payments.cardBrand,
@@ -65,11 +73,13 @@ export function createOrdersRepository(db: Db) {
       .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
       .innerJoin(providers, eq(providers.id, orders.providerId))
       .leftJoin(payments, eq(payments.id, orders.paymentId))
-      .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id));
+      .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+      .leftJoin(providerRatings, eq(providerRatings.orderId, orders.id));
   const toView = (r: {
     order: OrderRow;
     service: OrderView['service'];
     provider: OrderView['provider'];
+    rating: { stars: number | null; comment: string | null; createdAt: Date | null } | null;
     payment: {
       intentId: string | null;
       cardBrand: string | null;
@@ -80,6 +90,10 @@ export function createOrdersRepository(db: Db) {
     automatedReportAt: Date | null;
   }): OrderView => ({
     ...r,
+    rating:
+      r.rating?.stars != null && r.rating.createdAt
+        ? { stars: r.rating.stars, comment: r.rating.comment, createdAt: r.rating.createdAt }
+        : null,
     payment: r.payment?.intentId
       ? {
           intentId: r.payment.intentId,

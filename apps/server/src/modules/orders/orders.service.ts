@@ -11,6 +11,7 @@ import {
   type Purchase,
   type SandboxCard,
 } from '@mi/contracts/orders';
+import { RATING_EDIT_DAYS } from '@mi/contracts/directory';
 import { AppError } from '../../http/app-error';
 import type { PaymentIntent, PaymentsPort } from '../../ports/payments/payments';
 import type { AccessService } from '../access/access.service';
@@ -59,6 +60,13 @@ export function toPurchase(v: OrderView): Purchase {
     orderStatus: v.order.status,
     service: v.service,
     provider: v.provider,
+    rating: v.rating
+      ? {
+          stars: v.rating.stars,
+          comment: v.rating.comment,
+          editableUntil: new Date(v.rating.createdAt.getTime() + RATING_EDIT_DAYS * 86_400_000).toISOString(),
+        }
+      : null,
     studyId: v.order.studyId,
     paidAt: v.order.paidAt?.toISOString() ?? null,
     card:

@@ -1,6 +1,12 @@
 import { and, count, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { providers, userProviders, users } from '../../db/schema/index';
+import {
+  professionalProfiles,
+  providerRatings,
+  providers,
+  userProviders,
+  users,
+} from '../../db/schema/index';
 
 export type ProviderRow = typeof providers.$inferSelect;
 export type NewProviderRow = typeof providers.$inferInsert;
@@ -14,6 +20,17 @@ export interface ProviderWithLink {
     role: string;
     accountStatus: string;
     verified: boolean;
+  } | null;
+  /** What patients' ratings make of it (provider_ratings). */
+  ratings: { mean: number | null; count: number };
+  /** The linked professional's registration, as an admin verified it (professional_profiles). */
+  licence: {
+    licenseState: string;
+    reviewedAt: Date | null;
+    hospital: string;
+    position: string | null;
+    specialty: string;
+    offersPausedAt: Date | null;
   } | null;
 }
 
@@ -33,47 +50,86 @@ const linkedUserColumns = {
   verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
 };
 
-const toWithLink = (r: { provider: ProviderRow; linkedUser: ProviderWithLink['linkedUser'] }) => ({
+const ratingColumns = {
+  mean: sql<
+    number | null
+  >`(select round(avg(${providerRatings.stars})::numeric, 1)::float8 from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`,
+  count: sql<number>`(select count(*)::int from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`,
+};
+
+const licenceColumns = {
+  licenseState: professionalProfiles.licenseState,
+  reviewedAt: professionalProfiles.reviewedAt,
+  hospital: professionalProfiles.hospital,
+  position: professionalProfiles.position,
+  specialty: professionalProfiles.specialty,
+  offersPausedAt: professionalProfiles.offersPausedAt,
+};
+
+type JoinedRow = {
+  provider: ProviderRow;
+  linkedUser: ProviderWithLink['linkedUser'];
+  ratings: { mean: number | null; count: number };
+  licence: ProviderWithLink['licence'] | { licenseState: null };
+};
+
+const toWithLink = (r: JoinedRow): ProviderWithLink => ({
   provider: r.provider,
   // A left join gives an object of nulls when nothing is linked.
   linkedUser: r.linkedUser?.id ? r.linkedUser : null,
+  ratings: { mean: r.ratings.mean === null ? null : Number(r.ratings.mean), count: Number(r.ratings.count) },
+  licence: r.licence?.licenseState ? (r.licence as ProviderWithLink['licence']) : null,
 });
+
+/** In the searchable directory: a live entry, and a professional's profile only once published. */
+export const listedInDirectory: SQL = sql`(${providers.listed} = 'directory' and ${providers.retiredAt} is null and (${providers.kind} <> 'professional' or ${providers.publishedAt} is not null))`;
+
+/** The predicate of the unique index on directory emails (a professional's profile is not in it). */
+const directoryEmailKey = sql`${providers.listed} = 'directory' and ${providers.kind} <> 'professional'`;
 
 /** The provider directory, users' own contacts, and each user's trusted network. */
 export function createProvidersRepository(db: Db) {
   const withLink = () =>
     db
-      .select({ provider: providers, linkedUser: linkedUserColumns })
+      .select({
+        provider: providers,
+        linkedUser: linkedUserColumns,
+        ratings: ratingColumns,
+        licence: licenceColumns,
+      })
       .from(providers)
-      .leftJoin(users, eq(users.id, providers.linkedUserId));
+      .leftJoin(users, eq(users.id, providers.linkedUserId))
+      .leftJoin(professionalProfiles, eq(professionalProfiles.userId, providers.linkedUserId));
 
-  /** What a user may see of a provider: the live directory and their own contacts. */
+  /** What a user may see of a provider: the directory and their own contacts. */
   const visibleTo = (userId: string): SQL =>
-    sql`((${providers.listed} = 'directory' and ${providers.retiredAt} is null) or (${providers.listed} = 'contact' and ${providers.createdBy} = ${userId}))`;
+    sql`(${listedInDirectory} or (${providers.listed} = 'contact' and ${providers.createdBy} = ${userId}))`;
 
   return {
-    async countDirectory(): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(providers).where(eq(providers.listed, 'directory'));
-      return Number(row?.n ?? 0);
-    },
-
     /** Inserts directory entries whose email is not in the directory yet; returns how many were new. */
     async insertDirectory(rows: NewProviderRow[]): Promise<number> {
       if (rows.length === 0) return 0;
       const created = await db
         .insert(providers)
         .values(rows.map((r) => ({ ...r, listed: 'directory' as const, createdBy: null })))
-        .onConflictDoNothing({
-          target: providers.emailNormalized,
-          where: sql`${providers.listed} = 'directory'`,
-        })
+        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
         .returning({ id: providers.id });
       return created.length;
     },
 
-    /** Live directory entries, by name. */
+    /** The one entry of a kind that has one (the platform's automated analysis). */
+    async findByKind(kind: ProviderRow['kind']): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(providers)
+        .where(and(eq(providers.kind, kind), eq(providers.listed, 'directory')))
+        .limit(1);
+      return row;
+    },
+
+    /** Directory entries, rated first (best first), then unrated, by name. */
     async listDirectory(filter: DirectoryFilter): Promise<ProviderWithLink[]> {
-      const where: SQL[] = [eq(providers.listed, 'directory'), isNull(providers.retiredAt)];
+      const where: SQL[] = [listedInDirectory];
       if (filter.q)
         where.push(
           sql`(strpos(lower(${providers.name}), lower(${filter.q})) > 0 or strpos(${providers.emailNormalized}, lower(${filter.q})) > 0)`,
@@ -83,7 +139,7 @@ export function createProvidersRepository(db: Db) {
         where.push(sql`lower(${providers.location} ->> 'country') = lower(${filter.country})`);
       const rows = await withLink()
         .where(and(...where))
-        .orderBy(sql`lower(${providers.name})`, providers.id);
+        .orderBy(sql`${ratingColumns.mean} desc nulls last`, sql`lower(${providers.name})`, providers.id);
       return rows.map(toWithLink);
     },
 
@@ -110,17 +166,51 @@ export function createProvidersRepository(db: Db) {
       return row && toWithLink(row);
     },
 
+    /** The directory entry with this email; a professional's own profile before an organisation using it. */
     async findLiveDirectoryByEmail(emailNormalized: string): Promise<ProviderWithLink | undefined> {
       const [row] = await withLink()
-        .where(
-          and(
-            eq(providers.emailNormalized, emailNormalized),
-            eq(providers.listed, 'directory'),
-            isNull(providers.retiredAt),
-          ),
-        )
+        .where(and(eq(providers.emailNormalized, emailNormalized), listedInDirectory))
+        .orderBy(sql`${providers.kind} = 'professional' desc`, providers.createdAt)
         .limit(1);
       return row && toWithLink(row);
+    },
+
+    /** A professional's own profile (published or not), with their registration. */
+    async findProfessionalProfile(userId: string): Promise<ProviderWithLink | undefined> {
+      const [row] = await withLink()
+        .where(and(eq(providers.kind, 'professional'), eq(providers.linkedUserId, userId)))
+        .limit(1);
+      return row && toWithLink(row);
+    },
+
+    /** Creates a professional's profile once (concurrent first visits make one). */
+    async insertProfessionalProfile(values: NewProviderRow): Promise<void> {
+      await db
+        .insert(providers)
+        .values({ ...values, kind: 'professional', listed: 'directory', createdBy: null })
+        .onConflictDoNothing({
+          target: providers.linkedUserId,
+          where: sql`${providers.kind} = 'professional'`,
+        });
+    },
+
+    /** The registration a professional's profile starts from, when an admin has verified the account. */
+    async findVerifiedProfessional(userId: string) {
+      const [row] = await db
+        .select({ user: users, licence: professionalProfiles })
+        .from(users)
+        .innerJoin(professionalProfiles, eq(professionalProfiles.userId, users.id))
+        .where(and(eq(users.id, userId), eq(users.role, 'professional'), eq(users.accountStatus, 'active')))
+        .limit(1);
+      return row;
+    },
+
+    /** Pauses or resumes every offer of a professional (professional_profiles.offers_paused_at). */
+    async setOffersPaused(userId: string, pausedAt: Date | null): Promise<void> {
+      await db
+        .update(professionalProfiles)
+        .set({ offersPausedAt: pausedAt })
+        .where(eq(professionalProfiles.userId, userId));
     },
 
     /** The directory entry holding this email, retired or not (the email is unique in the directory). */
@@ -131,7 +221,7 @@ export function createProvidersRepository(db: Db) {
         .where(
           and(
             eq(providers.emailNormalized, emailNormalized),
-            eq(providers.listed, 'directory'),
+            directoryEmailKey,
             exceptId ? ne(providers.id, exceptId) : undefined,
           ),
         )
@@ -168,10 +258,7 @@ export function createProvidersRepository(db: Db) {
       const [row] = await db
         .insert(providers)
         .values({ ...values, listed: 'directory', createdBy: null })
-        .onConflictDoNothing({
-          target: providers.emailNormalized,
-          where: sql`${providers.listed} = 'directory'`,
-        })
+        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
         .returning();
       return row;
     },
@@ -188,7 +275,7 @@ export function createProvidersRepository(db: Db) {
       return row;
     },
 
-    /** Another directory entry already linked to this account, if any. */
+    /** Another organisation already linked to this account, if any (their own profile does not count). */
     async findLinkedTo(userId: string, exceptId: string): Promise<ProviderRow | undefined> {
       const [row] = await db
         .select()
@@ -197,6 +284,7 @@ export function createProvidersRepository(db: Db) {
           and(
             eq(providers.linkedUserId, userId),
             eq(providers.listed, 'directory'),
+            ne(providers.kind, 'professional'),
             ne(providers.id, exceptId),
           ),
         )
@@ -207,10 +295,16 @@ export function createProvidersRepository(db: Db) {
     /** The user's trusted network (what they may still see of it), newest first. */
     async listNetwork(userId: string): Promise<ProviderWithLink[]> {
       const rows = await db
-        .select({ provider: providers, linkedUser: linkedUserColumns })
+        .select({
+          provider: providers,
+          linkedUser: linkedUserColumns,
+          ratings: ratingColumns,
+          licence: licenceColumns,
+        })
         .from(userProviders)
         .innerJoin(providers, eq(providers.id, userProviders.providerId))
         .leftJoin(users, eq(users.id, providers.linkedUserId))
+        .leftJoin(professionalProfiles, eq(professionalProfiles.userId, providers.linkedUserId))
         .where(and(eq(userProviders.userId, userId), visibleTo(userId)))
         .orderBy(desc(userProviders.createdAt), providers.id);
       return rows.map(toWithLink);

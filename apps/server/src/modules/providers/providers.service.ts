@@ -6,6 +6,7 @@ import {
   type ProviderInput,
   type ProviderListQuery,
 } from '@mi/contracts/sharing';
+import type { ProfessionalProfile, ProfessionalProfileInput } from '@mi/contracts/directory';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
 import { actorAudit, type AuditActor, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
@@ -13,7 +14,6 @@ import type { RequestMeta } from '../auth/auth.service';
 import type { Throttle } from '../auth/throttle.repository';
 import type { NotificationsService } from '../notifications/notifications.service';
 import type { UserRow, UsersRepository } from '../users/users.repository';
-import { PROVIDER_CATALOGUE } from './provider-catalogue';
 import type { NewProviderRow, ProviderWithLink, ProvidersRepository } from './providers.repository';
 
 /** How many providers one user may add to their network per minute (a script, not a person, adds more). */
@@ -21,6 +21,19 @@ export const NETWORK_ADDS_PER_MINUTE = 60;
 export const NETWORK_ADDS_LIMITED_MESSAGE =
   'You are adding providers too quickly. Please wait a minute and try again.';
 export const PROVIDER_NOT_FOUND = 'Provider not found.';
+export const PROFILE_NOT_FOUND = 'Not found';
+export const PROFESSIONAL_ONLY = 'A professional edits their own profile from their workspace.';
+
+/**
+ * The platform's own automated analysis, one directory entry (created on first start): it sells
+ * the automated services, which the built-in analysis (modules/analysis) delivers.
+ */
+export const AUTOMATED_PROVIDER = {
+  name: 'Automated Analysis (Medical Imaging platform)',
+  specialty: 'Automated analysis',
+  description:
+    'The platform’s own software analysis: a technical report computed from the study itself. It is automated, not read by a person, and not a diagnosis.',
+} as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const orNull = (v: string | undefined | null) => (v ? v : null);
@@ -35,8 +48,17 @@ function onPlatform(linked: ProviderWithLink['linkedUser']): boolean {
   );
 }
 
+/** The licence an admin verified, for a professional's own profile whose account is still active. */
+function verification({ provider: p, linkedUser, licence }: ProviderWithLink): Provider['verified'] {
+  if (p.kind !== 'professional' || !licence?.reviewedAt || linkedUser?.accountStatus !== 'active')
+    return null;
+  return { licenseState: licence.licenseState, verifiedAt: licence.reviewedAt.toISOString() };
+}
+
 /** The API shape of a provider (the sharing module answers with it too). */
-export function toProvider({ provider: p, linkedUser }: ProviderWithLink): Provider {
+export function toProvider(row: ProviderWithLink): Provider {
+  const { provider: p, linkedUser, ratings, licence } = row;
+  const professional = p.kind === 'professional' ? licence : null;
   return {
     _id: p.id,
     id: p.id,
@@ -44,7 +66,13 @@ export function toProvider({ provider: p, linkedUser }: ProviderWithLink): Provi
     specialty: p.specialty,
     description: p.description,
     yearsOfExperience: p.yearsOfExperience,
-    rating: p.rating,
+    rating: ratings.mean,
+    ratingCount: ratings.count,
+    kind: p.listed === 'contact' ? 'contact' : p.kind,
+    verified: verification(row),
+    hospital: professional?.hospital ?? null,
+    position: professional?.position ?? null,
+    demo: p.demo,
     credentials: p.credentials,
     location: p.location ?? null,
     academicProfile: p.academicProfile ?? null,
@@ -69,7 +97,40 @@ function toAdminProvider(row: ProviderWithLink): AdminProvider {
   };
 }
 
-/** The columns of a directory entry from the admin form (or the catalogue). */
+/** What a professional's profile still needs before it can be listed. */
+function missingForPublishing(p: ProviderWithLink['provider']): string[] {
+  const missing: string[] = [];
+  if (!p.description) missing.push('a description');
+  if (!p.yearsOfExperience) missing.push('years of experience');
+  if (!p.location?.city || !p.location.country) missing.push('a city and country');
+  return missing;
+}
+
+function toProfessionalProfile(row: ProviderWithLink): ProfessionalProfile {
+  const { provider: p, licence } = row;
+  return {
+    providerId: p.id,
+    name: p.name,
+    specialty: p.specialty,
+    hospital: licence?.hospital ?? null,
+    position: licence?.position ?? null,
+    licenseState: licence?.licenseState ?? '',
+    verifiedAt: (licence?.reviewedAt ?? p.createdAt).toISOString(),
+    description: p.description ?? '',
+    yearsOfExperience: p.yearsOfExperience ?? '',
+    credentials: p.credentials,
+    workingHours: p.workingHours ?? { weekdays: '', weekends: '' },
+    location: p.location ?? { street: '', city: '', state: '', zipCode: '', country: '' },
+    contact: { email: p.email, mobile: p.mobile ?? '', website: p.website ?? '' },
+    publishedAt: p.publishedAt?.toISOString() ?? null,
+    offersPausedAt: licence?.offersPausedAt?.toISOString() ?? null,
+    missing: missingForPublishing(p),
+    rating: row.ratings.mean,
+    ratingCount: row.ratings.count,
+  };
+}
+
+/** The columns of an organisation from the admin form. */
 function toColumns(input: ProviderInput): Omit<NewProviderRow, 'listed' | 'createdBy'> {
   const email = input.contactInformation.email.trim();
   return {
@@ -77,7 +138,6 @@ function toColumns(input: ProviderInput): Omit<NewProviderRow, 'listed' | 'creat
     specialty: input.specialty,
     description: orNull(input.description),
     yearsOfExperience: String(Number(input.yearsOfExperience)),
-    rating: Math.round(input.rating * 10) / 10,
     credentials: input.credentials,
     location: input.location,
     academicProfile: input.academicProfile,
@@ -97,6 +157,11 @@ export interface ProvidersDeps {
   notifications: Pick<NotificationsService, 'notify'>;
   /** The recent sign-in rule of every admin change (modules/admin/recent-sign-in.ts). */
   requireRecentSignIn: RecentSignInRule;
+  /**
+   * Someone who delivered a provider's readings no longer can (paused, unlinked): orders paid
+   * and waiting for them are refunded at once (modules/analysis, refundUndeliverable).
+   */
+  onFulfillerLost?: () => Promise<unknown>;
   now: () => Date;
 }
 
@@ -128,6 +193,33 @@ export function createProvidersService(deps: ProvidersDeps) {
     return found;
   }
 
+  /** A verified professional's profile, made from their registration on first use; else the one 404. */
+  async function requireProfile(userId: string): Promise<ProviderWithLink> {
+    const existing = await repo.findProfessionalProfile(userId);
+    const verified = await repo.findVerifiedProfessional(userId);
+    if (!verified) throw new AppError('NOT_FOUND', PROFILE_NOT_FOUND);
+    if (existing) return existing;
+    const { user, licence } = verified;
+    await repo.insertProfessionalProfile({
+      name: user.name ?? user.email,
+      specialty: licence.specialty,
+      email: '',
+      emailNormalized: user.emailNormalized,
+      credentials: [],
+      linkedUserId: user.id,
+      createdAt: deps.now(),
+      updatedAt: deps.now(),
+    });
+    return (await repo.findProfessionalProfile(userId))!;
+  }
+
+  /** Admins curate organisations and the automated entry; a professional's profile is theirs to edit. */
+  async function requireOrganisation(id: string): Promise<ProviderWithLink> {
+    const found = await requireDirectoryEntry(id);
+    if (found.provider.kind === 'professional') throw new AppError('CONFLICT', PROFESSIONAL_ONLY);
+    return found;
+  }
+
   async function requireFreeEmail(email: string, exceptId?: string): Promise<void> {
     const taken = await repo.findDirectoryByEmail(normalizeEmail(email), exceptId);
     if (taken)
@@ -148,13 +240,26 @@ export function createProvidersService(deps: ProvidersDeps) {
 
   return {
     /**
-     * First start: fills an empty directory with the fictional catalogue. Idempotent and safe for
-     * several processes starting at once (emails are unique in the directory).
+     * First start: the platform's own automated analysis, the one entry a new directory holds.
+     * Idempotent and safe for several processes starting at once. Returns its id.
      */
-    async ensureDirectory(): Promise<number> {
-      if ((await repo.countDirectory()) > 0) return 0;
-      return repo.insertDirectory(PROVIDER_CATALOGUE.map(toColumns));
+    async ensureAutomatedProvider(): Promise<string> {
+      const found = await repo.findByKind('automated');
+      if (found) return found.id;
+      await repo.insertDirectory([
+        {
+          ...AUTOMATED_PROVIDER,
+          kind: 'automated',
+          email: '',
+          emailNormalized: '',
+          credentials: [],
+        },
+      ]);
+      return (await repo.findByKind('automated'))!.id;
     },
+
+    /** Inserts directory entries (the demo directory, modules/demo); existing emails are kept. */
+    insertDirectory: (rows: NewProviderRow[]) => repo.insertDirectory(rows),
 
     /** The live directory, narrowed by name or email, specialty, country and experience bucket. */
     async listDirectory(query: ProviderListQuery): Promise<Provider[]> {
@@ -243,6 +348,86 @@ export function createProvidersService(deps: ProvidersDeps) {
       return toProvider(found);
     },
 
+    // ------------------------------------------------------------ a professional's own profile
+
+    professional: {
+      /**
+       * The signed-in professional's profile, made from their registration on first visit. Only an
+       * account an admin verified has one; anyone else gets the one 404.
+       */
+      async get(userId: string): Promise<ProfessionalProfile> {
+        return toProfessionalProfile(await requireProfile(userId));
+      },
+
+      /** The provider id of a verified professional's profile (their offers hang on it). */
+      async providerId(userId: string): Promise<string> {
+        return (await requireProfile(userId)).provider.id;
+      },
+
+      async update(
+        user: { id: string; role: string | null },
+        input: ProfessionalProfileInput,
+        meta: RequestMeta,
+      ): Promise<ProfessionalProfile> {
+        const found = await requireProfile(user.id);
+        await repo.updateDirectoryEntry(found.provider.id, {
+          description: orNull(input.description),
+          yearsOfExperience: String(Number(input.yearsOfExperience)),
+          credentials: [...new Set(input.credentials.map((c) => c.trim()).filter(Boolean))],
+          workingHours: input.workingHours,
+          location: input.location,
+          email: input.contact.email.trim(),
+          mobile: orNull(input.contact.mobile),
+          website: orNull(input.contact.website),
+          updatedAt: deps.now(),
+        });
+        await audit(user, 'provider.profile_update', found.provider.id, meta);
+        return toProfessionalProfile(await requireProfile(user.id));
+      },
+
+      /** Lists or unlists the profile; listing needs a complete profile. */
+      async publish(
+        user: { id: string; role: string | null },
+        published: boolean,
+        meta: RequestMeta,
+      ): Promise<ProfessionalProfile> {
+        const found = await requireProfile(user.id);
+        const missing = missingForPublishing(found.provider);
+        if (published && missing.length > 0) {
+          await audit(user, 'provider.publish', found.provider.id, meta, { missing }, 'failure');
+          throw new AppError('UNPROCESSABLE', `Before publishing, add ${missing.join(', ')}.`);
+        }
+        if (published !== (found.provider.publishedAt !== null)) {
+          await repo.updateDirectoryEntry(found.provider.id, {
+            publishedAt: published ? deps.now() : null,
+            updatedAt: deps.now(),
+          });
+          await audit(user, published ? 'provider.publish' : 'provider.unpublish', found.provider.id, meta);
+        }
+        return toProfessionalProfile(await requireProfile(user.id));
+      },
+
+      /** Pauses every offer (none is sold; paid orders waiting for this professional are refunded) or resumes them. */
+      async pauseOffers(
+        user: { id: string; role: string | null },
+        paused: boolean,
+        meta: RequestMeta,
+      ): Promise<ProfessionalProfile> {
+        const found = await requireProfile(user.id);
+        if (paused !== Boolean(found.licence?.offersPausedAt)) {
+          await repo.setOffersPaused(user.id, paused ? deps.now() : null);
+          await audit(
+            user,
+            paused ? 'provider.offers_pause' : 'provider.offers_resume',
+            found.provider.id,
+            meta,
+          );
+          if (paused) await deps.onFulfillerLost?.();
+        }
+        return toProfessionalProfile(await requireProfile(user.id));
+      },
+    },
+
     // ------------------------------------------------------------ admin
 
     admin: {
@@ -257,6 +442,7 @@ export function createProvidersService(deps: ProvidersDeps) {
         const at = deps.now();
         const created = await repo.insertDirectoryEntry({
           ...toColumns(input),
+          kind: 'organisation',
           createdAt: at,
           updatedAt: at,
         });
@@ -272,7 +458,7 @@ export function createProvidersService(deps: ProvidersDeps) {
         input: ProviderInput,
         meta: RequestMeta,
       ): Promise<AdminProvider> {
-        const before = await requireDirectoryEntry(id);
+        const before = await requireOrganisation(id);
         await requireFreeEmail(input.contactInformation.email, id);
         const columns = toColumns(input);
         await repo.updateDirectoryEntry(id, { ...columns, updatedAt: deps.now() });
@@ -308,7 +494,7 @@ export function createProvidersService(deps: ProvidersDeps) {
        * is one directory entry.
        */
       async link(admin: UserRow, id: string, email: string, meta: RequestMeta): Promise<AdminProvider> {
-        const found = await requireDirectoryEntry(id);
+        const found = await requireOrganisation(id);
         const account = await deps.users.findByEmail(normalizeEmail(email));
         const refuse = (message: string, reason: string) =>
           audit(admin, 'provider.link', id, meta, { reason }, 'failure').then(() => {
@@ -339,10 +525,11 @@ export function createProvidersService(deps: ProvidersDeps) {
       },
 
       async unlink(admin: UserRow, id: string, meta: RequestMeta): Promise<AdminProvider> {
-        const found = await requireDirectoryEntry(id);
+        const found = await requireOrganisation(id);
         if (found.provider.linkedUserId) {
           await repo.updateDirectoryEntry(id, { linkedUserId: null, updatedAt: deps.now() });
           await audit(admin, 'provider.unlink', id, meta, { userId: found.provider.linkedUserId });
+          await deps.onFulfillerLost?.();
         }
         return toAdminProvider(await requireDirectoryEntry(id));
       },

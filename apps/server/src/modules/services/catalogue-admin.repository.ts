@@ -1,6 +1,12 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { analysisServices, providers, serviceOffers } from '../../db/schema/index';
+import {
+  analysisServices,
+  providerFulfillers,
+  providers,
+  sellableOffers,
+  serviceOffers,
+} from '../../db/schema/index';
 import type { AnalysisServiceRow, NewAnalysisServiceRow } from './services.repository';
 
 export type ServiceOfferRow = typeof serviceOffers.$inferSelect;
@@ -9,6 +15,13 @@ export type ServiceOfferRow = typeof serviceOffers.$inferSelect;
 export interface AdminOfferRow extends ServiceOfferRow {
   providerName: string;
   providerRetiredAt: Date | null;
+  providerKind: 'professional' | 'organisation' | 'automated';
+  providerDemo: boolean;
+  /** Listed in GET /api/services right now (the sellable_offers view). */
+  sellable: boolean;
+  /** The service's turnaround and modalities, which an offer without its own takes. */
+  serviceTypicalTime: string;
+  serviceModalities: string[];
 }
 
 type ServiceColumns = Omit<NewAnalysisServiceRow, 'id' | 'createdAt'>;
@@ -71,20 +84,22 @@ export function createCatalogueAdminRepository(db: Db) {
           offer: serviceOffers,
           providerName: providers.name,
           providerRetiredAt: providers.retiredAt,
+          providerKind: providers.kind,
+          providerDemo: providers.demo,
+          sellable: sql<boolean>`exists (select 1 from ${sellableOffers} so where so.service_id = ${serviceOffers.serviceId} and so.provider_id = ${serviceOffers.providerId})`,
+          serviceTypicalTime: analysisServices.typicalTime,
+          serviceModalities: analysisServices.supportedModalities,
         })
         .from(serviceOffers)
         .innerJoin(providers, eq(providers.id, serviceOffers.providerId))
+        .innerJoin(analysisServices, eq(analysisServices.id, serviceOffers.serviceId))
         .where(serviceId ? eq(serviceOffers.serviceId, serviceId) : undefined)
         .orderBy(
           sql`${serviceOffers.retiredAt} is not null`,
           asc(serviceOffers.priceCents),
           asc(providers.name),
         );
-      return rows.map((r) => ({
-        ...r.offer,
-        providerName: r.providerName,
-        providerRetiredAt: r.providerRetiredAt,
-      }));
+      return rows.map(({ offer, ...rest }) => ({ ...offer, ...rest, sellable: Boolean(rest.sellable) }));
     },
 
     async findOffer(serviceId: string, providerId: string): Promise<ServiceOfferRow | undefined> {
@@ -97,12 +112,28 @@ export function createCatalogueAdminRepository(db: Db) {
     },
 
     /** A directory provider (not a user's own contact) by id, retired or not. */
-    async findDirectoryProvider(
-      id: string,
-    ): Promise<{ id: string; name: string; retiredAt: Date | null } | undefined> {
+    async findDirectoryProvider(id: string): Promise<
+      | {
+          id: string;
+          name: string;
+          kind: 'professional' | 'organisation' | 'automated';
+          retiredAt: Date | null;
+          automates: boolean;
+          reads: boolean;
+        }
+      | undefined
+    > {
       const [row] = await db
-        .select({ id: providers.id, name: providers.name, retiredAt: providers.retiredAt })
+        .select({
+          id: providers.id,
+          name: providers.name,
+          kind: providers.kind,
+          retiredAt: providers.retiredAt,
+          automates: providerFulfillers.automates,
+          reads: providerFulfillers.reads,
+        })
         .from(providers)
+        .innerJoin(providerFulfillers, eq(providerFulfillers.providerId, providers.id))
         .where(and(eq(providers.id, id), eq(providers.listed, 'directory')))
         .limit(1);
       return row;
@@ -115,14 +146,19 @@ export function createCatalogueAdminRepository(db: Db) {
         .values({ serviceId, providerId, priceCents, createdAt: at, updatedAt: at })
         .onConflictDoUpdate({
           target: [serviceOffers.serviceId, serviceOffers.providerId],
-          set: { priceCents, retiredAt: null, updatedAt: at },
+          set: { priceCents, retiredAt: null, retiredBy: null, updatedAt: at },
         });
     },
 
     async updateOffer(
       serviceId: string,
       providerId: string,
-      values: Partial<Pick<ServiceOfferRow, 'priceCents' | 'retiredAt' | 'updatedAt'>>,
+      values: Partial<
+        Pick<
+          ServiceOfferRow,
+          'priceCents' | 'turnaround' | 'modalities' | 'retiredAt' | 'retiredBy' | 'updatedAt'
+        >
+      >,
     ): Promise<void> {
       await db
         .update(serviceOffers)

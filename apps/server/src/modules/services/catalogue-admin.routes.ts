@@ -138,7 +138,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
       {
         schema: {
           tags: ['admin'],
-          summary: 'Re-price an offer: applies to new orders only',
+          summary: 'Change an offer’s price, turnaround or modalities: applies to new orders only',
           params: offerParams,
           body: offerPriceSchema,
           response: { 200: adminServiceResponseSchema, ...errors },
@@ -149,10 +149,30 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
           await recentAdmin(req),
           req.params.id,
           req.params.providerId,
-          req.body.price,
+          req.body,
           requestMeta(req),
         );
         return { message: 'Price updated', data };
+      },
+    );
+    app.post(
+      '/admin/services/:id/offers/:providerId/restore',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Restore a retired offer: sold again while someone can deliver it',
+          params: offerParams,
+          response: { 200: adminServiceResponseSchema, ...errors },
+        },
+      },
+      async (req) => {
+        const data = await catalogue.restoreOffer(
+          await recentAdmin(req),
+          req.params.id,
+          req.params.providerId,
+          requestMeta(req),
+        );
+        return { message: 'Offer restored', data };
       },
     );
     app.post(

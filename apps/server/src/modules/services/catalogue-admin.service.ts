@@ -3,6 +3,7 @@ import {
   type AdminOffer,
   type AdminService,
   type OfferInput,
+  type OfferPrice,
   type ServiceInput,
 } from '@mi/contracts/catalogue-admin';
 import { AppError } from '../../http/app-error';
@@ -27,8 +28,14 @@ function toAdminOffer(o: AdminOfferRow): AdminOffer {
     providerId: o.providerId,
     providerName: o.providerName,
     providerRetired: o.providerRetiredAt !== null,
+    providerKind: o.providerKind,
     price: toDollars(o.priceCents),
+    turnaround: o.turnaround ?? o.serviceTypicalTime,
+    modalities: o.modalities ?? o.serviceModalities,
+    sellable: o.sellable,
     retiredAt: o.retiredAt?.toISOString() ?? null,
+    retiredBy: o.retiredBy,
+    demo: o.providerDemo,
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
   };
@@ -44,6 +51,7 @@ function toAdminService(s: AnalysisServiceRow, offers: AdminOfferRow[]): AdminSe
     requiredData: s.requiredData,
     type: s.type,
     supportedModalities: s.supportedModalities,
+    defaultPrice: toDollars(s.defaultPriceCents),
     retiredAt: s.retiredAt?.toISOString() ?? null,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
@@ -188,6 +196,17 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
       if (!provider) throw new AppError('UNPROCESSABLE', 'Choose a provider of the directory.');
       if (provider.retiredAt)
         throw new AppError('UNPROCESSABLE', 'This provider is retired. Restore it under Providers first.');
+      if (provider.kind === 'professional')
+        throw new AppError('UNPROCESSABLE', 'A professional sets their own offers from their workspace.');
+      // Nothing is sold that nobody can deliver (the provider_fulfillers view).
+      const service = await requireService(id);
+      if (service.type === 'AI' ? !provider.automates : !provider.reads)
+        throw new AppError(
+          'UNPROCESSABLE',
+          service.type === 'AI'
+            ? `${provider.name} cannot deliver an automated service: give it a vendor webhook first.`
+            : `${provider.name} has no one to read this service: link a verified professional who has not paused their offers first.`,
+        );
       const existing = await repo.findOffer(id, provider.id);
       if (existing && !existing.retiredAt)
         throw new AppError(
@@ -203,23 +222,50 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
       return view(id);
     },
 
-    /** A new price for orders made from now on; existing orders keep theirs. */
+    /** New terms for orders made from now on (price, and optionally turnaround and modalities); existing orders keep theirs. */
     async repriceOffer(
       admin: Actor,
       id: string,
       providerId: string,
-      price: number,
+      terms: OfferPrice,
       meta: RequestMeta,
     ): Promise<AdminService> {
       const offer = await requireOffer(id, providerId);
-      const priceCents = priceToCents(price);
-      if (offer.priceCents !== priceCents) {
-        await repo.updateOffer(id, offer.providerId, { priceCents, updatedAt: deps.now() });
+      const priceCents = priceToCents(terms.price);
+      const changes = {
+        ...(offer.priceCents !== priceCents ? { priceCents } : {}),
+        ...(terms.turnaround !== undefined && terms.turnaround !== offer.turnaround
+          ? { turnaround: terms.turnaround }
+          : {}),
+        ...(terms.modalities !== undefined ? { modalities: [...new Set(terms.modalities)] } : {}),
+      };
+      if (Object.keys(changes).length > 0) {
+        await repo.updateOffer(id, offer.providerId, { ...changes, updatedAt: deps.now() });
         await audit(admin, 'service.offer_reprice', id, meta, {
           providerId: offer.providerId,
           from: offer.priceCents,
           to: priceCents,
+          fields: Object.keys(changes),
         });
+      }
+      return view(id);
+    },
+
+    /** Brings back an offer an admin (or its professional) retired: it is sold again while someone can deliver it. */
+    async restoreOffer(
+      admin: Actor,
+      id: string,
+      providerId: string,
+      meta: RequestMeta,
+    ): Promise<AdminService> {
+      const offer = await requireOffer(id, providerId);
+      if (offer.retiredAt) {
+        await repo.updateOffer(id, offer.providerId, {
+          retiredAt: null,
+          retiredBy: null,
+          updatedAt: deps.now(),
+        });
+        await audit(admin, 'service.offer_restore', id, meta, { providerId: offer.providerId });
       }
       return view(id);
     },
@@ -233,7 +279,7 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
       const offer = await requireOffer(id, providerId);
       if (!offer.retiredAt) {
         const at = deps.now();
-        await repo.updateOffer(id, offer.providerId, { retiredAt: at, updatedAt: at });
+        await repo.updateOffer(id, offer.providerId, { retiredAt: at, retiredBy: 'admin', updatedAt: at });
         await audit(admin, 'service.offer_retire', id, meta, { providerId: offer.providerId });
       }
       return view(id);

@@ -8,15 +8,16 @@ export interface CatalogueService {
   requiredData: string[];
   type: ServiceType;
   supportedModalities: string[];
-  /** Directory providers (by email, see providers/provider-catalogue.ts) and their prices in cents. */
-  offers: Array<{ providerEmail: string; priceCents: number }>;
+  /** The price a new offer starts from, in cents; the platform's automated analysis sells AI services at it. */
+  defaultPriceCents: number;
 }
 
 /**
  * The analysis services a new installation starts with (Available Services, Analysis services).
  * The first three, their prices, turnaround and modalities are the product's own; the others
- * spread over further scopes so the page's filters have something to narrow. Offers name providers
- * of the seeded directory; one whose provider is missing is skipped.
+ * cover further scopes a professional may offer. A service is listed only once someone offers it
+ * and can deliver it: the automated ones by the platform's own analysis, the others by verified
+ * professionals (their workspace) or organisations an admin links to one.
  */
 export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
   {
@@ -28,10 +29,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['DICOM images (X-Ray, CT or MRI)', 'At least one complete series'],
     type: 'AI',
     supportedModalities: ['X-Ray', 'CT', 'MRI'],
-    offers: [
-      { providerEmail: 'northgate.reports@example.org', priceCents: 4999 },
-      { providerEmail: 'harbourview.reads@example.net', priceCents: 5499 },
-    ],
+    defaultPriceCents: 4999,
   },
   {
     name: 'Expert Review',
@@ -42,11 +40,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['DICOM images (X-Ray or CT)', 'Reason for the study, if known'],
     type: 'Expert',
     supportedModalities: ['X-Ray', 'CT'],
-    offers: [
-      { providerEmail: 'amelia.hartwell@example.org', priceCents: 19999 },
-      { providerEmail: 'kenji.morimoto@example.org', priceCents: 21999 },
-      { providerEmail: 'harbourview.reads@example.net', priceCents: 18999 },
-    ],
+    defaultPriceCents: 19999,
   },
   {
     name: 'Complete Analysis Package',
@@ -56,10 +50,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['DICOM images (X-Ray or MRI)', 'Prior reports, if any'],
     type: 'Combined',
     supportedModalities: ['X-Ray', 'MRI'],
-    offers: [
-      { providerEmail: 'sofia.lindqvist@example.net', priceCents: 24999 },
-      { providerEmail: 'northgate.reports@example.org', priceCents: 26999 },
-    ],
+    defaultPriceCents: 24999,
   },
   {
     name: 'Cardiac CT Review',
@@ -70,10 +61,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['Cardiac CT or CT angiography series'],
     type: 'Expert',
     supportedModalities: ['CT'],
-    offers: [
-      { providerEmail: 'priya.raman@example.org', priceCents: 29999 },
-      { providerEmail: 'thomas.becker@example.net', priceCents: 27999 },
-    ],
+    defaultPriceCents: 27999,
   },
   {
     name: 'Neuro MRI Second Opinion',
@@ -83,11 +71,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['Brain or spine MRI series', 'Previous report, if any'],
     type: 'Expert',
     supportedModalities: ['MRI'],
-    offers: [
-      { providerEmail: 'luca.bianchi@example.org', priceCents: 32999 },
-      { providerEmail: 'eleanor.fitzgerald@example.net', priceCents: 34999 },
-      { providerEmail: 'ahmed.elsayed@example.org', priceCents: 31999 },
-    ],
+    defaultPriceCents: 31999,
   },
   {
     name: 'Oncology Imaging Consultation',
@@ -97,10 +81,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['CT, MRI or PET series', 'Earlier studies for comparison, if any'],
     type: 'Expert',
     supportedModalities: ['CT', 'MRI', 'PET'],
-    offers: [
-      { providerEmail: 'isabelle.laurent@example.org', priceCents: 39999 },
-      { providerEmail: 'marcus.oyelaran@example.net', priceCents: 37999 },
-    ],
+    defaultPriceCents: 37999,
   },
   {
     name: 'Pediatric Imaging Review',
@@ -110,7 +91,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['DICOM images (X-Ray, Ultrasound or MRI)'],
     type: 'Expert',
     supportedModalities: ['X-Ray', 'Ultrasound', 'MRI'],
-    offers: [{ providerEmail: 'daniel.okonkwo@example.org', priceCents: 17999 }],
+    defaultPriceCents: 17999,
   },
   {
     name: 'Musculoskeletal MRI Review',
@@ -120,10 +101,7 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['Joint MRI series'],
     type: 'Expert',
     supportedModalities: ['MRI'],
-    offers: [
-      { providerEmail: 'rafael.quintero@example.org', priceCents: 18999 },
-      { providerEmail: 'oliver.brandt@example.org', priceCents: 20999 },
-    ],
+    defaultPriceCents: 18999,
   },
   {
     name: 'AI Chest X-Ray Screening',
@@ -134,6 +112,6 @@ export const SERVICE_CATALOGUE: readonly CatalogueService[] = [
     requiredData: ['Chest X-Ray (PA or AP)'],
     type: 'AI',
     supportedModalities: ['X-Ray'],
-    offers: [{ providerEmail: 'northgate.reports@example.org', priceCents: 2999 }],
+    defaultPriceCents: 2999,
   },
 ];

@@ -1,18 +1,31 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { analysisServices, providers, serviceOffers, userProviders } from '../../db/schema/index';
+import {
+  analysisServices,
+  providerRatings,
+  providers,
+  sellableOffers,
+  serviceOffers,
+  userProviders,
+} from '../../db/schema/index';
 
 export type AnalysisServiceRow = typeof analysisServices.$inferSelect;
 export type NewAnalysisServiceRow = typeof analysisServices.$inferInsert;
+export type ServiceOfferRow = typeof serviceOffers.$inferSelect;
 
-/** A live offer with what a page shows of its provider. */
+/** A sellable offer with what a page shows of its provider. */
 export interface OfferRow {
   serviceId: string;
   providerId: string;
   providerName: string;
   providerSpecialty: string | null;
-  rating: number | null;
+  providerKind: 'professional' | 'organisation' | 'automated';
+  providerDemo: boolean;
+  ratingMean: number | null;
+  ratingCount: number;
   priceCents: number;
+  turnaround: string;
+  modalities: string[];
   isConnected: boolean;
 }
 
@@ -24,14 +37,15 @@ export interface LiveOffer {
   priceCents: number;
 }
 
-/** The analysis service catalogue and its offers. */
+/**
+ * The analysis service catalogue and its offers. What may be sold is the `sellable_offers` view
+ * (migration 0017_trust.sql): nothing here decides it again.
+ */
 export function createServicesRepository(db: Db) {
-  const liveOffer = and(
-    isNull(serviceOffers.retiredAt),
-    isNull(analysisServices.retiredAt),
-    eq(providers.listed, 'directory'),
-    isNull(providers.retiredAt),
-  );
+  const ratingMean = sql<
+    number | null
+  >`(select round(avg(${providerRatings.stars})::numeric, 1)::float8 from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`;
+  const ratingCount = sql<number>`(select count(*)::int from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`;
 
   return {
     async countServices(): Promise<number> {
@@ -39,44 +53,36 @@ export function createServicesRepository(db: Db) {
       return Number(row?.n ?? 0);
     },
 
-    /** Directory provider ids by normalised email (for seeding offers). */
-    async directoryIdsByEmail(emails: string[]): Promise<Map<string, string>> {
-      if (emails.length === 0) return new Map();
+    /**
+     * Inserts services whose name is new, in one transaction; several processes starting at once
+     * insert each once. Returns how many services were new.
+     */
+    async insertServices(entries: NewAnalysisServiceRow[]): Promise<number> {
+      if (entries.length === 0) return 0;
       const rows = await db
-        .select({ id: providers.id, email: providers.emailNormalized })
-        .from(providers)
-        .where(and(eq(providers.listed, 'directory'), inArray(providers.emailNormalized, emails)));
-      return new Map(rows.map((r) => [r.email, r.id]));
+        .insert(analysisServices)
+        .values(entries)
+        .onConflictDoNothing({ target: analysisServices.name })
+        .returning({ id: analysisServices.id });
+      return rows.length;
     },
 
-    /**
-     * Inserts services whose name is new, with their offers, in one transaction; several processes
-     * starting at once insert each once. Returns how many services were new.
-     */
-    async insertCatalogue(
-      entries: Array<{
-        service: NewAnalysisServiceRow;
-        offers: Array<{ providerId: string; priceCents: number }>;
-      }>,
+    async findServicesByName(names: string[]): Promise<AnalysisServiceRow[]> {
+      if (names.length === 0) return [];
+      return db.select().from(analysisServices).where(inArray(analysisServices.name, names));
+    },
+
+    /** Adds offers that do not exist yet (a retired one stays retired). Returns how many were new. */
+    async insertOffers(
+      offers: Array<{ serviceId: string; providerId: string; priceCents: number }>,
     ): Promise<number> {
-      return db.transaction(async (tx) => {
-        let created = 0;
-        for (const entry of entries) {
-          const [row] = await tx
-            .insert(analysisServices)
-            .values(entry.service)
-            .onConflictDoNothing({ target: analysisServices.name })
-            .returning({ id: analysisServices.id });
-          if (!row) continue;
-          created++;
-          if (entry.offers.length > 0)
-            await tx
-              .insert(serviceOffers)
-              .values(entry.offers.map((o) => ({ serviceId: row.id, ...o })))
-              .onConflictDoNothing();
-        }
-        return created;
-      });
+      if (offers.length === 0) return 0;
+      const rows = await db
+        .insert(serviceOffers)
+        .values(offers)
+        .onConflictDoNothing()
+        .returning({ serviceId: serviceOffers.serviceId });
+      return rows.length;
     },
 
     /** Live services in catalogue order. */
@@ -88,42 +94,103 @@ export function createServicesRepository(db: Db) {
         .orderBy(asc(analysisServices.sortOrder), asc(analysisServices.name));
     },
 
-    /** Live offers of live services by live directory providers, marked when in the user's network. */
+    /** Sellable offers, marked when the provider is in the user's network. */
     async listLiveOffers(userId: string): Promise<OfferRow[]> {
-      return db
+      const rows = await db
         .select({
-          serviceId: serviceOffers.serviceId,
-          providerId: serviceOffers.providerId,
+          serviceId: sellableOffers.serviceId,
+          providerId: sellableOffers.providerId,
           providerName: providers.name,
           providerSpecialty: providers.specialty,
-          rating: providers.rating,
-          priceCents: serviceOffers.priceCents,
+          providerKind: providers.kind,
+          providerDemo: providers.demo,
+          ratingMean,
+          ratingCount,
+          priceCents: sellableOffers.priceCents,
+          turnaround: sellableOffers.turnaround,
+          modalities: sellableOffers.modalities,
           isConnected: sql<boolean>`exists (select 1 from ${userProviders} where ${userProviders.userId} = ${userId} and ${userProviders.providerId} = ${providers.id})`,
         })
-        .from(serviceOffers)
-        .innerJoin(analysisServices, eq(analysisServices.id, serviceOffers.serviceId))
-        .innerJoin(providers, eq(providers.id, serviceOffers.providerId))
-        .where(liveOffer)
-        .orderBy(asc(serviceOffers.priceCents), asc(providers.name));
+        .from(sellableOffers)
+        .innerJoin(providers, eq(providers.id, sellableOffers.providerId))
+        .orderBy(asc(sellableOffers.priceCents), asc(providers.name));
+      return rows.map((r) => ({
+        ...r,
+        ratingMean: r.ratingMean === null ? null : Number(r.ratingMean),
+        ratingCount: Number(r.ratingCount),
+      }));
     },
 
-    /** The live offer of this provider for this service, if any. */
+    /** The sellable offer of this provider for this service, if any. */
     async findLiveOffer(serviceId: string, providerId: string): Promise<LiveOffer | undefined> {
       const [row] = await db
         .select({
           service: analysisServices,
           providerId: providers.id,
           providerName: providers.name,
-          priceCents: serviceOffers.priceCents,
+          priceCents: sellableOffers.priceCents,
         })
-        .from(serviceOffers)
-        .innerJoin(analysisServices, eq(analysisServices.id, serviceOffers.serviceId))
-        .innerJoin(providers, eq(providers.id, serviceOffers.providerId))
-        .where(
-          and(eq(serviceOffers.serviceId, serviceId), eq(serviceOffers.providerId, providerId), liveOffer),
-        )
+        .from(sellableOffers)
+        .innerJoin(analysisServices, eq(analysisServices.id, sellableOffers.serviceId))
+        .innerJoin(providers, eq(providers.id, sellableOffers.providerId))
+        .where(and(eq(sellableOffers.serviceId, serviceId), eq(sellableOffers.providerId, providerId)))
         .limit(1);
       return row;
+    },
+
+    /** Every offer of one provider, retired ones too. */
+    async listOffersOf(providerId: string): Promise<ServiceOfferRow[]> {
+      return db.select().from(serviceOffers).where(eq(serviceOffers.providerId, providerId));
+    },
+
+    async findOfferOf(serviceId: string, providerId: string): Promise<ServiceOfferRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(serviceOffers)
+        .where(and(eq(serviceOffers.serviceId, serviceId), eq(serviceOffers.providerId, providerId)))
+        .limit(1);
+      return row;
+    },
+
+    /** Creates or changes a provider's own offer (bringing back one they withdrew). */
+    async saveOffer(values: {
+      serviceId: string;
+      providerId: string;
+      priceCents: number;
+      turnaround: string;
+      modalities: string[];
+      at: Date;
+    }): Promise<void> {
+      const { at, ...offer } = values;
+      await db
+        .insert(serviceOffers)
+        .values({ ...offer, createdAt: at, updatedAt: at })
+        .onConflictDoUpdate({
+          target: [serviceOffers.serviceId, serviceOffers.providerId],
+          set: {
+            priceCents: offer.priceCents,
+            turnaround: offer.turnaround,
+            modalities: offer.modalities,
+            retiredAt: null,
+            retiredBy: null,
+            updatedAt: at,
+          },
+          // An offer an admin retired stays retired: only an admin restores it.
+          setWhere: sql`${serviceOffers.retiredBy} is distinct from 'admin'`,
+        });
+    },
+
+    async withdrawOffer(serviceId: string, providerId: string, at: Date): Promise<void> {
+      await db
+        .update(serviceOffers)
+        .set({ retiredAt: at, retiredBy: 'provider', updatedAt: at })
+        .where(
+          and(
+            eq(serviceOffers.serviceId, serviceId),
+            eq(serviceOffers.providerId, providerId),
+            isNull(serviceOffers.retiredAt),
+          ),
+        );
     },
   };
 }
