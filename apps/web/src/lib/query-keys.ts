@@ -36,6 +36,8 @@ export const queryKeys = {
   userProviders: ['/api/users/providers'],
   /** The provider directory: the body of GET /api/providers, {data}. */
   providers: ['/api/providers'],
+  /** A directory provider's ratings and their comments (Provider Details); `providers` is its prefix. */
+  providerRatings: (providerId: string) => ['/api/providers', providerId, 'ratings'] as const,
   /** What the user shared with one provider (body {data}); shares.byProviderAll is its prefix. */
   providerShares: (providerId: string) => ['/api/users/shares/provider', providerId] as const,
   /** Who can open a study and what they did (owner only). */
@@ -55,6 +57,9 @@ export const queryKeys = {
   },
   /** The analysis service catalogue with each offer's price (a plain list). */
   services: ['/api/services'],
+  /** A verified professional's own directory profile and offers (Directory Profile). */
+  professionalProfile: ['/api/professional/profile'] as const,
+  professionalOffers: ['/api/professional/offers'] as const,
   /** Orders sent to the professional's linked providers (My Orders). */
   professionalOrders: ['/api/professional/orders'] as const,
   /** The user's purchases (orders), newest first. */
@@ -82,6 +87,8 @@ export const queryKeys = {
     health: ['/api/admin/health'],
     /** Every directory provider, retired ones included. */
     providers: ['/api/admin/providers'],
+    /** Every rating patients gave, hidden comments included. */
+    ratings: ['/api/admin/ratings'],
     /** Every analysis service and offer, retired ones included. */
     services: ['/api/admin/services'],
     professionals: {

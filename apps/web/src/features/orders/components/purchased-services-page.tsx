@@ -1,7 +1,8 @@
 import { humanize, type Purchase } from '@mi/contracts/orders';
-import { FileText, Upload } from 'lucide-react';
+import { FileText, Star, Upload } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { DemoBadge, Stars } from '@/components/provider-trust';
 import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -11,6 +12,7 @@ import { cn } from '@/lib/utils';
 import { TableMessageRow } from '@/components/table-message-row';
 import { usePurchases } from '../api/get-purchases';
 import { PurchaseStatusBadge, RefundNote } from './order-status-badge';
+import { RateOrderDialog } from './rate-order-dialog';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
 const valueOf = (p: Purchase, key: Key): string =>
@@ -50,12 +52,51 @@ function ReportLink({ orderId, part, children }: { orderId: string; part?: 'auto
   );
 }
 
+/** Whether the buyer may still change the rating they gave (until `editableUntil`). */
+export function ratingEditable(p: Purchase, now = Date.now()): boolean {
+  return p.rating !== null && Date.parse(p.rating.editableUntil) > now;
+}
+
+/**
+ * A completed order's rating: 'Rate' before one is given; the stars given, with 'Edit rating'
+ * while they may still be changed.
+ */
+function RatingAction({ purchase: p, onRate }: { purchase: Purchase; onRate: (p: Purchase) => void }) {
+  if (p.orderStatus !== 'completed') return null;
+  if (p.rating === null)
+    return (
+      <Button size="sm" variant="outline" className="h-7" onClick={() => onRate(p)}>
+        <Star aria-hidden="true" /> Rate
+      </Button>
+    );
+  return (
+    <span className="inline-flex flex-wrap items-center gap-2">
+      <span className="inline-flex items-center gap-1 text-xs text-muted-foreground">
+        Your rating <Stars value={p.rating.stars} />
+      </span>
+      {ratingEditable(p) && (
+        <Button size="sm" variant="ghost" className="h-7 px-2" onClick={() => onRate(p)}>
+          Edit rating
+        </Button>
+      )}
+    </span>
+  );
+}
+
 /**
  * What can be done with an order: open its delivered report (and a package's automated part, there
- * before the professional's reading), or give it the study it needs. Reports are also series of the
- * study, in the viewer and the download.
+ * before the professional's reading), give it the study it needs, or rate it once completed.
+ * Reports are also series of the study, in the viewer and the download.
  */
-function OrderActions({ purchase: p, onAttach }: { purchase: Purchase; onAttach: (p: Purchase) => void }) {
+function OrderActions({
+  purchase: p,
+  onAttach,
+  onRate,
+}: {
+  purchase: Purchase;
+  onAttach: (p: Purchase) => void;
+  onRate: (p: Purchase) => void;
+}) {
   if (needsData(p))
     return (
       <Button size="sm" variant="outline" onClick={() => onAttach(p)}>
@@ -65,13 +106,24 @@ function OrderActions({ purchase: p, onAttach }: { purchase: Purchase; onAttach:
   const completed = p.orderStatus === 'completed';
   if (!completed && !p.automatedReportAt) return null;
   return (
-    <span className="flex flex-wrap gap-x-3 gap-y-1">
+    <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
       {completed && <ReportLink orderId={p.id}>Open report</ReportLink>}
       {p.automatedReportAt && (
         <ReportLink orderId={p.id} part="automated">
           Automated report
         </ReportLink>
       )}
+      <RatingAction purchase={p} onRate={onRate} />
+    </span>
+  );
+}
+
+/** The provider's name, labelled 'Demo' for an order of demo data. */
+function ProviderName({ purchase: p }: { purchase: Purchase }) {
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1.5 [overflow-wrap:anywhere]">
+      {p.provider.name}
+      {p.provider.demo && <DemoBadge />}
     </span>
   );
 }
@@ -107,6 +159,7 @@ export function PurchasedServicesPage({
   const [provider, setProvider] = useState('all');
   const [status, setStatus] = useState('all');
   const [sort, setSort] = useState<SortState<Key>>({ key: 'date', dir: 'desc' });
+  const [rating, setRating] = useState<Purchase | null>(null);
 
   // Orders still waiting for payment are on the Billing page, not purchased yet.
   const paid = useMemo(
@@ -203,11 +256,13 @@ export function PurchasedServicesPage({
                   </td>
                   <td className="px-3 py-2">{humanize(p.service.scope)}</td>
                   <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
-                  <td className="px-3 py-2">{p.provider.name}</td>
+                  <td className="px-3 py-2">
+                    <ProviderName purchase={p} />
+                  </td>
                   <td className="px-3 py-2">
                     <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
                       <PurchaseStatusBadge status={p.orderStatus} />
-                      <OrderActions purchase={p} onAttach={onAttach} />
+                      <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
                     </div>
                     <RefundNote purchase={p} className="mt-1 block" />
                   </td>
@@ -232,7 +287,9 @@ export function PurchasedServicesPage({
                   <dt className="text-muted-foreground">Purchased</dt>
                   <dd>{formatDate(p.createdAt)}</dd>
                   <dt className="text-muted-foreground">Provider</dt>
-                  <dd className="[overflow-wrap:anywhere]">{p.provider.name}</dd>
+                  <dd>
+                    <ProviderName purchase={p} />
+                  </dd>
                 </dl>
                 <div className="grid gap-1">
                   <div>
@@ -240,12 +297,13 @@ export function PurchasedServicesPage({
                   </div>
                   <RefundNote purchase={p} />
                 </div>
-                <OrderActions purchase={p} onAttach={onAttach} />
+                <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
               </Card>
             </li>
           ))}
         </ul>
       )}
+      {rating && <RateOrderDialog key={rating.id} order={rating} onClose={() => setRating(null)} />}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import type { Purchase } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { DemoBadge } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -30,6 +31,7 @@ function EntryName({ entry: { kind, purchase: p } }: { entry: TransactionEntry }
       <div className="text-xs text-muted-foreground [overflow-wrap:anywhere]">
         {p.provider.name}
         {card ? (kind === 'refund' ? ` · to ${card}` : ` · ${card}`) : ''}
+        {p.provider.demo && <DemoBadge className="ml-1.5" />}
       </div>
     </>
   );

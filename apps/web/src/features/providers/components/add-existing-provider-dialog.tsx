@@ -1,6 +1,7 @@
 import type { Provider } from '@mi/contracts/sharing';
-import { Check, Plus, RefreshCw, Star } from 'lucide-react';
+import { Check, Plus, RefreshCw } from 'lucide-react';
 import { useMemo, useState } from 'react';
+import { ProviderBadges, RatingSummary } from '@/components/provider-trust';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -116,6 +117,7 @@ export function AddExistingProviderDialog({
                         <span className="font-medium [overflow-wrap:anywhere]">{p.name}</span>
                         {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
                       </span>
+                      <ProviderBadges provider={p} />
                       <span className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
                         {p.contactInformation.email}
                       </span>
@@ -124,12 +126,7 @@ export function AddExistingProviderDialog({
                         {experienceText(p.yearsOfExperience) && (
                           <span>{experienceText(p.yearsOfExperience)}</span>
                         )}
-                        {p.rating !== null && (
-                          <span className="inline-flex items-center gap-1">
-                            <Star className="size-3 fill-amber-400 text-amber-400" aria-hidden="true" />
-                            {p.rating.toFixed(1)}
-                          </span>
-                        )}
+                        <RatingSummary rating={p.rating} count={p.ratingCount} />
                       </span>
                     </div>
                     <div className="flex shrink-0 gap-2">

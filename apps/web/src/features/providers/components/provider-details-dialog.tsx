@@ -1,8 +1,13 @@
 import type { Provider } from '@mi/contracts/sharing';
-import { Award, BookOpen, Clock, Globe, Mail, MapPin, Phone, Star } from 'lucide-react';
+import { Award, BookOpen, Clock, Globe, Mail, MapPin, MessageSquare, Phone, Star } from 'lucide-react';
 import type { ReactNode } from 'react';
+import { ProviderBadges, RatingSummary, Stars } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
+import { Spinner } from '@/components/ui/spinner';
+import { errorMessage } from '@/lib/api-client';
+import { formatDate } from '@/lib/format';
+import { useProviderRatings } from '../api/get-provider-ratings';
 import { experienceText, httpUrl } from '../utils/provider-filter';
 
 function Section({ icon: Icon, title, children }: { icon: typeof Star; title: string; children: ReactNode }) {
@@ -18,6 +23,43 @@ function Section({ icon: Icon, title, children }: { icon: typeof Star; title: st
 
 const orNA = (v: string | number | null | undefined) =>
   v === null || v === undefined || v === '' ? 'N/A' : v;
+
+/** What patients said: each rating's stars, the service it was for, when, and its comment. */
+function RatingsSection({ providerId }: { providerId: string }) {
+  const ratings = useProviderRatings(providerId);
+  let body: ReactNode;
+  if (ratings.isPending) body = <Spinner className="size-4" label="Loading ratings" />;
+  else if (ratings.isError)
+    body = (
+      <p className="text-destructive">{errorMessage(ratings.error, 'The ratings could not be loaded.')}</p>
+    );
+  else if (ratings.data.data.length === 0) body = <p className="text-muted-foreground">No ratings yet</p>;
+  else
+    body = (
+      <ul className="grid gap-2" aria-label="Ratings">
+        {ratings.data.data.map((r, i) => (
+          <li key={`${r.createdAt}-${i}`} className="grid gap-1 rounded-md border p-2">
+            <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground">
+              <Stars value={r.stars} />
+              <span>{r.serviceName}</span>
+              <span>{formatDate(r.createdAt)}</span>
+            </div>
+            {r.comment && <p className="whitespace-pre-line text-sm [overflow-wrap:anywhere]">{r.comment}</p>}
+          </li>
+        ))}
+      </ul>
+    );
+  return (
+    <Section icon={MessageSquare} title="Ratings and comments">
+      {ratings.data && ratings.data.ratingCount > 0 && (
+        <p className="mb-2">
+          <RatingSummary rating={ratings.data.rating} count={ratings.data.ratingCount} />
+        </p>
+      )}
+      {body}
+    </Section>
+  );
+}
 
 /** Provider Details: every field of a provider, grouped. */
 export function ProviderDetailsDialog({
@@ -48,12 +90,24 @@ export function ProviderDetailsDialog({
         </DialogHeader>
         {p && (
           <div className="grid gap-4">
-            <div className="flex flex-wrap items-center gap-2">
-              <span className="text-lg font-semibold [overflow-wrap:anywhere]">{p.name}</span>
-              {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
-              {p.onPlatform && <Badge>On the platform</Badge>}
+            <div className="grid gap-1.5">
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="text-lg font-semibold [overflow-wrap:anywhere]">{p.name}</span>
+                {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                {p.onPlatform && <Badge>On the platform</Badge>}
+              </div>
+              <ProviderBadges provider={p} />
+              {(p.position || p.hospital) && (
+                <p className="text-sm [overflow-wrap:anywhere]">
+                  {[p.position, p.hospital].filter(Boolean).join(' · ')}
+                </p>
+              )}
             </div>
-            {p.description && <p className="text-sm text-muted-foreground">{p.description}</p>}
+            {p.description && (
+              <p className="whitespace-pre-line text-sm text-muted-foreground [overflow-wrap:anywhere]">
+                {p.description}
+              </p>
+            )}
             <dl className="grid grid-cols-2 gap-3 rounded-md border p-3 text-sm sm:grid-cols-3">
               <div>
                 <dt className="text-muted-foreground">Experience</dt>
@@ -61,9 +115,8 @@ export function ProviderDetailsDialog({
               </div>
               <div>
                 <dt className="text-muted-foreground">Rating</dt>
-                <dd className="flex items-center gap-1">
-                  <Star className="size-4 fill-amber-400 text-amber-400" aria-hidden="true" />
-                  {p.rating === null ? 'N/A' : `${p.rating.toFixed(1)} / 5`}
+                <dd>
+                  <RatingSummary rating={p.rating} count={p.ratingCount} />
                 </dd>
               </div>
               <div className="col-span-2 sm:col-span-1">
@@ -117,12 +170,16 @@ export function ProviderDetailsDialog({
               <ul className="grid gap-1">
                 <li className="flex items-center gap-2">
                   <Mail className="size-3.5 shrink-0 text-muted-foreground" aria-hidden="true" />
-                  <a
-                    className="underline-offset-2 hover:underline"
-                    href={`mailto:${p.contactInformation.email}`}
-                  >
-                    {p.contactInformation.email}
-                  </a>
+                  {p.contactInformation.email ? (
+                    <a
+                      className="underline-offset-2 hover:underline"
+                      href={`mailto:${p.contactInformation.email}`}
+                    >
+                      {p.contactInformation.email}
+                    </a>
+                  ) : (
+                    'N/A'
+                  )}
                 </li>
                 <li className="flex items-center gap-2">
                   <Phone className="size-3.5 shrink-0 text-muted-foreground" aria-hidden="true" />
@@ -145,6 +202,7 @@ export function ProviderDetailsDialog({
                 </li>
               </ul>
             </Section>
+            {p.kind !== 'contact' && <RatingsSection providerId={p.id} />}
           </div>
         )}
       </DialogContent>

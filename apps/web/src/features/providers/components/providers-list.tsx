@@ -1,5 +1,6 @@
 import type { Provider } from '@mi/contracts/sharing';
-import { FolderOpen, Info, Send, Star, Trash2 } from 'lucide-react';
+import { FolderOpen, Info, Send, Trash2 } from 'lucide-react';
+import { ProviderBadges, RatingSummary } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -22,17 +23,10 @@ interface ListProps {
   handlers: ProviderRowHandlers;
 }
 
-function Rating({ value }: { value: number | null }) {
-  if (value === null) return <span className="text-muted-foreground">N/A</span>;
-  return (
-    <span
-      className="inline-flex items-center gap-1 whitespace-nowrap"
-      aria-label={`Rating ${value.toFixed(1)} out of 5`}
-    >
-      <Star className="size-3.5 fill-amber-400 text-amber-400" aria-hidden="true" />
-      {value.toFixed(1)}
-    </span>
-  );
+/** A private contact has no rating to show; a directory entry shows its own or 'No ratings yet'. */
+function Rating({ provider: p }: { provider: Provider }) {
+  if (p.kind === 'contact') return <span className="text-muted-foreground">N/A</span>;
+  return <RatingSummary rating={p.rating} count={p.ratingCount} />;
 }
 
 function RowActions({
@@ -136,6 +130,7 @@ export function ProvidersList(props: ListProps) {
                       >
                         {p.contactInformation.email}
                       </span>
+                      <ProviderBadges provider={p} className="mt-1" />
                     </span>
                     <InfoButton provider={p} onInfo={handlers.onInfo} />
                   </span>
@@ -150,7 +145,7 @@ export function ProvidersList(props: ListProps) {
                   {experienceText(p.yearsOfExperience) || <span className="text-muted-foreground">N/A</span>}
                 </td>
                 <td className="px-3 py-2.5">
-                  <Rating value={p.rating} />
+                  <Rating provider={p} />
                 </td>
                 <td className="px-3 py-2.5">
                   <RowActions provider={p} {...props} />
@@ -173,13 +168,14 @@ export function ProvidersList(props: ListProps) {
                 </div>
                 <InfoButton provider={p} onInfo={handlers.onInfo} />
               </div>
+              <ProviderBadges provider={p} />
               <div className="flex flex-wrap items-center gap-2 text-sm">
                 {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
                 {placeOf(p) && <span className="text-muted-foreground">{placeOf(p)}</span>}
                 {experienceText(p.yearsOfExperience) && (
                   <span className="text-muted-foreground">{experienceText(p.yearsOfExperience)}</span>
                 )}
-                <Rating value={p.rating} />
+                <Rating provider={p} />
               </div>
               <RowActions provider={p} {...props} />
             </Card>

@@ -2,6 +2,7 @@ import { formatDollars, type Service } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FilterToolbar } from '@/components/filter-toolbar';
+import { compareRatings, DemoBadge, RatingSummary, ratingText } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -25,6 +26,16 @@ import { useServices } from '../api/get-services';
 
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
 
+/** A service's providers, best rated first (unrated last), then the cheapest. */
+const byRating = (s: Service) => [...s.providers].sort((a, b) => compareRatings(a, b) || a.price - b.price);
+
+type CardSort = 'asc' | 'desc' | 'rating';
+
+/** 'Dr Grey (Demo) - $189.99 · 4.7/5 · 23 ratings · 24 hours': one provider option of the order dialog. */
+function providerOption(p: Service['providers'][number]): string {
+  return `${p.name}${p.demo ? ' (Demo)' : ''} - ${formatDollars(p.price)} · ${ratingText(p.rating, p.ratingCount)} · ${p.turnaround}`;
+}
+
 /** /analysis/services?studyId=: the study's facts and the services to order for it. */
 export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
   const study = useAnalysisStudy(studyId);
@@ -34,7 +45,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
   const { toast } = useToast();
   const [search, setSearch] = useState('');
   const [type, setType] = useState('all');
-  const [sort, setSort] = useState<'asc' | 'desc'>('asc');
+  const [sort, setSort] = useState<CardSort>('asc');
   const [ordering, setOrdering] = useState<Service | null>(null);
   const [providerId, setProviderId] = useState('');
   const [learning, setLearning] = useState<Service | null>(null);
@@ -47,7 +58,13 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
           (type === 'all' || s.type === type) &&
           (!q || `${s.name} ${s.description}`.toLowerCase().includes(q)),
       )
-      .sort((a, b) => (sort === 'asc' ? lowest(a) - lowest(b) : lowest(b) - lowest(a)));
+      .sort((a, b) =>
+        sort === 'rating'
+          ? compareRatings(byRating(a)[0]!, byRating(b)[0]!) || lowest(a) - lowest(b)
+          : sort === 'asc'
+            ? lowest(a) - lowest(b)
+            : lowest(b) - lowest(a),
+      );
   }, [services.data, search, type, sort]);
 
   const info: Array<[string, string]> = study.data
@@ -112,13 +129,14 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
         ]}
       >
         <NativeSelect
-          aria-label="Sort by price"
+          aria-label="Sort by"
           value={sort}
-          onChange={(e) => setSort(e.target.value as 'asc' | 'desc')}
-          className="sm:w-48"
+          onChange={(e) => setSort(e.target.value as CardSort)}
+          className="sm:w-52"
         >
           <option value="asc">Price: low to high</option>
           <option value="desc">Price: high to low</option>
+          <option value="rating">Rating: highest first</option>
         </NativeSelect>
       </FilterToolbar>
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
@@ -131,12 +149,23 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
             <p className="text-sm text-muted-foreground">{s.description}</p>
             <p className="text-sm">Processing time: {s.typicalTime}</p>
             <p className="text-sm">Supported: {s.supportedModalities.join(', ')}</p>
+            <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-sm">
+              {s.providers.length === 1 ? (
+                <>
+                  <span className="[overflow-wrap:anywhere]">{s.providers[0]!.name}</span>
+                  {s.providers[0]!.demo && <DemoBadge />}
+                </>
+              ) : (
+                <span>{s.providers.length} providers, best rated</span>
+              )}
+              <RatingSummary rating={byRating(s)[0]!.rating} count={byRating(s)[0]!.ratingCount} />
+            </p>
             <p className="text-lg font-semibold">{formatDollars(lowest(s))}</p>
             <div className="mt-auto flex gap-2">
               <Button
                 disabled={!studyId}
                 onClick={() => {
-                  setProviderId(s.providers[0]!.id);
+                  setProviderId(byRating(s)[0]!.id);
                   setOrdering(s);
                 }}
               >
@@ -162,11 +191,12 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
               value={providerId}
               onChange={(e) => setProviderId(e.target.value)}
             >
-              {ordering?.providers.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {`${p.name} - ${formatDollars(p.price)}`}
-                </option>
-              ))}
+              {ordering &&
+                byRating(ordering).map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {providerOption(p)}
+                  </option>
+                ))}
             </NativeSelect>
           </div>
           <DialogFooter>

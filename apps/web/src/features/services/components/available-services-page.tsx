@@ -2,6 +2,13 @@ import { formatDollars, humanize, type Service, type ServiceProvider } from '@mi
 import { ChevronDown, ChevronRight, Info, Link2 } from 'lucide-react';
 import { Fragment, useMemo, useState } from 'react';
 import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import {
+  compareRatings,
+  DemoBadge,
+  ProviderKindBadge,
+  RatingSummary,
+  ratingText,
+} from '@/components/provider-trust';
 import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
@@ -34,11 +41,16 @@ export function priceLabel(s: Service): string {
 const providerLabel = (s: Service) =>
   s.providers.length === 1 ? s.providers[0]!.name : `${s.providers.length} Providers`;
 
-/** Rating out of 5, with the marker of a provider in the user's trusted network. */
+/** A service's providers, best rated first (unrated last), then the cheapest. */
+export function providersByRating(providers: ServiceProvider[]): ServiceProvider[] {
+  return [...providers].sort((a, b) => compareRatings(a, b) || a.price - b.price);
+}
+
+/** Rating out of 5 with its count, and the marker of a provider in the user's trusted network. */
 function Rating({ provider: p }: { provider: ServiceProvider }) {
   return (
     <span className="inline-flex flex-wrap items-center gap-1">
-      {p.rating.toFixed(1)}/5
+      <RatingSummary rating={p.rating} count={p.ratingCount} />
       {p.isConnected && (
         <Badge variant="outline" className="gap-1">
           <Link2 className="size-3" aria-hidden /> Connected
@@ -48,17 +60,21 @@ function Rating({ provider: p }: { provider: ServiceProvider }) {
   );
 }
 
-/** The provider's name, opening its info dialog. */
+/** The provider's name, opening its info dialog, then what kind of provider it is and 'Demo'. */
 function ProviderName({ provider: p, onInfo }: { provider: ServiceProvider; onInfo: () => void }) {
   return (
-    <button
-      type="button"
-      className="inline-flex items-center gap-1 text-left hover:underline [overflow-wrap:anywhere]"
-      onClick={onInfo}
-    >
-      {p.name}
-      <Info className="size-3.5 shrink-0" aria-label="Provider info" />
-    </button>
+    <span className="inline-flex flex-wrap items-center gap-1.5">
+      <button
+        type="button"
+        className="inline-flex items-center gap-1 text-left hover:underline [overflow-wrap:anywhere]"
+        onClick={onInfo}
+      >
+        {p.name}
+        <Info className="size-3.5 shrink-0" aria-label="Provider info" />
+      </button>
+      <ProviderKindBadge kind={p.kind} />
+      {p.demo && <DemoBadge />}
+    </span>
   );
 }
 
@@ -77,6 +93,7 @@ function ServiceDetails({
   onInfo: (p: ServiceProvider) => void;
   onPurchase: (service: Service, provider: ServiceProvider) => void;
 }) {
+  const providers = providersByRating(s.providers);
   return (
     <div className="grid gap-2 text-sm">
       <p>{s.description}</p>
@@ -103,13 +120,13 @@ function ServiceDetails({
             </tr>
           </thead>
           <tbody>
-            {s.providers.map((p) => (
+            {providers.map((p) => (
               <tr key={p.id} className="border-t">
                 <td className="py-1.5 pr-3">
                   <ProviderName provider={p} onInfo={() => onInfo(p)} />
                 </td>
                 <td className="py-1.5 pr-3">{humanize(s.scope)}</td>
-                <td className="py-1.5 pr-3">{s.typicalTime}</td>
+                <td className="py-1.5 pr-3">{p.turnaround}</td>
                 <td className="py-1.5 pr-3">
                   <Rating provider={p} />
                 </td>
@@ -125,15 +142,16 @@ function ServiceDetails({
         </table>
       ) : (
         <ul className="grid gap-2" aria-label={`Providers of ${s.name}`}>
-          {s.providers.map((p) => (
+          {providers.map((p) => (
             <li key={p.id} className="grid gap-2 rounded-md border bg-card p-3">
               <div className="flex items-start justify-between gap-3">
                 <ProviderName provider={p} onInfo={() => onInfo(p)} />
                 <span className="shrink-0 font-semibold">{formatDollars(p.price)}</span>
               </div>
               <div className="flex flex-wrap items-center justify-between gap-2 text-muted-foreground">
-                <span className="inline-flex items-center gap-1">
-                  Rating <Rating provider={p} />
+                <span className="grid gap-1">
+                  <Rating provider={p} />
+                  <span>Turnaround: {p.turnaround}</span>
                 </span>
                 <Button size="sm" onClick={() => onPurchase(s, p)}>
                   Purchase
@@ -332,7 +350,15 @@ export function AvailableServicesPage({
             <DialogTitle>{info?.name}</DialogTitle>
             <DialogDescription>{info?.specialty ?? 'Healthcare provider'}</DialogDescription>
           </DialogHeader>
-          <p>Rating: {info?.rating.toFixed(1)}/5</p>
+          {info && (info.kind !== 'professional' || info.demo) && (
+            <div className="flex flex-wrap gap-1">
+              <ProviderKindBadge kind={info.kind} />
+              {info.demo && <DemoBadge />}
+            </div>
+          )}
+          <p>Rating: {info ? ratingText(info.rating, info.ratingCount) : ''}</p>
+          <p>Turnaround: {info?.turnaround}</p>
+          {info && info.modalities.length > 0 && <p>Modalities: {info.modalities.join(', ')}</p>}
           <p>{info?.isConnected ? 'Connected' : 'Not Connected'}</p>
         </DialogContent>
       </Dialog>
