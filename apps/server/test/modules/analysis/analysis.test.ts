@@ -11,11 +11,11 @@ import {
   notifications,
   orderFulfilments,
   orders,
-  providers,
 } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { generateSeries } from '../../helpers/dicom-series';
 import { FIXTURES, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { offeringProfessional } from '../../helpers/directory';
 import { createTestContext, eventually, registerUser, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
@@ -67,6 +67,7 @@ function ctSeries(count: number, missing: number[] = []) {
 beforeAll(async () => {
   ctx = await createTestContext();
   buyer = await newPatient(ctx, 'buyer-analysis@example.com');
+  await offeringProfessional(ctx, 'reader-analysis@example.com', { services: ['Expert Review'] });
 }, 60_000);
 afterAll(async () => ctx?.close());
 
@@ -205,32 +206,9 @@ describe('Complete Analysis Package: its automated part', () => {
     (await db().select().from(orderFulfilments).where(eq(orderFulfilments.orderId, orderId)))[0];
 
   beforeAll(async () => {
-    const res = await registerUser(ctx, 'pro-analysis@example.com', {
-      extra: {
-        role: 'professional',
-        name: 'Thomas Becker',
-        license: { number: 'MD-1', state: 'BE', expiryDate: '2031-01-31' },
-        specialty: 'Radiology',
-        hospital: 'General',
-        position: 'Attending',
-      },
-    });
-    const id = res.json().data.id as string;
-    await ctx.services.users.update(id, { accountStatus: 'active', emailVerifiedAt: new Date() });
-    const login = await ctx.app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: {
-        email: 'pro-analysis@example.com',
-        password: 'Str0ng!Passw0rd',
-        captcha: await ctx.captcha('pro-analysis@example.com'),
-      },
-    });
-    const token = login.json().data.authToken as string;
-    pro = { id, token, auth: { authorization: `Bearer ${token}` } };
-    const catalogue = (await call(buyer, 'GET', '/api/services')).json() as ServiceDto[];
-    packageProviderId = catalogue.find((x) => x.name === PACKAGE)!.providers[0]!.id;
-    await db().update(providers).set({ linkedUserId: pro.id }).where(eq(providers.id, packageProviderId));
+    const reader = await offeringProfessional(ctx, 'pro-analysis@example.com', { services: [PACKAGE] });
+    pro = reader;
+    packageProviderId = reader.providerId;
   }, 60_000);
 
   it('adds the automated report to the study without completing the order; the professional completes it', async () => {

@@ -6,13 +6,13 @@ import {
   notifications,
   orders,
   payments,
-  providers,
   series,
   users,
 } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { dcm, makeDicom, newPatient, readZip, uid, type Patient } from '../../helpers/studies';
-import { createTestContext, registerUser, type TestContext } from '../../helpers/test-app';
+import { offeringProfessional } from '../../helpers/directory';
+import { createTestContext, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
 let patient: Patient;
@@ -43,30 +43,6 @@ async function newStudy(ownerId: string, modality: string, studyUid = uid()): Pr
   return id!;
 }
 
-async function professional(email: string): Promise<Patient> {
-  const res = await registerUser(ctx, email, {
-    extra: {
-      role: 'professional',
-      name: 'Thomas Becker',
-      license: { number: 'MD-1', state: 'BE', expiryDate: '2031-01-31' },
-      specialty: 'Radiology',
-      hospital: 'General',
-      position: 'Attending',
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const id = res.json().data.id as string;
-  await ctx.services.users.update(id, { accountStatus: 'active', emailVerifiedAt: new Date() });
-  const login = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/auth/login',
-    payload: { email, password: 'Str0ng!Passw0rd', captcha: await ctx.captcha(email) },
-  });
-  expect(login.statusCode, login.body).toBe(200);
-  const token = login.json().data.authToken as string;
-  return { id, token, auth: { authorization: `Bearer ${token}` } };
-}
-
 /** Buys Expert Review from the linked provider with the sandbox's succeeding card. */
 async function buy(p: Patient, studyId: string): Promise<{ id: string; orderStatus: string }> {
   const intent = await call(p, 'POST', '/api/payments/create-payment-intent', {
@@ -93,8 +69,9 @@ beforeAll(async () => {
   ctx = await createTestContext();
   patient = await newPatient(ctx, 'patient-fulfil@example.com');
   stranger = await newPatient(ctx, 'stranger-fulfil@example.com');
-  pro = await professional('pro-fulfil@example.com');
-  otherPro = await professional('other-pro-fulfil@example.com');
+  const reader = await offeringProfessional(ctx, 'pro-fulfil@example.com');
+  pro = reader;
+  otherPro = await offeringProfessional(ctx, 'other-pro-fulfil@example.com');
   ctStudyUid = uid();
   ctStudy = await newStudy(patient.id, 'CT', ctStudyUid);
   mrStudy = await newStudy(patient.id, 'MR');
@@ -104,8 +81,7 @@ beforeAll(async () => {
     providers: Array<{ id: string; price: number }>;
   }>;
   expertReview = catalogue.find((s) => s.name === 'Expert Review')!;
-  providerId = expertReview.providers[0]!.id;
-  await db().update(providers).set({ linkedUserId: pro.id }).where(eq(providers.id, providerId));
+  providerId = reader.providerId;
 }, 60_000);
 afterAll(async () => ctx?.close());
 

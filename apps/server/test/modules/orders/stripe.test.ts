@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { auditEvents, mailOutbox, orders, payments } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { offeringProfessional } from '../../helpers/directory';
 import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 import { startFakeStripe, type FakeStripe } from './fake-stripe';
 
@@ -77,6 +78,7 @@ beforeAll(async () => {
   [studyId] = (await ingestFiles(ctx, buyer.id, [
     makeDicom({ studyUid, seriesUid, sopUid: uid(), instanceNumber: 1, modality: 'CT' }),
   ])) as [string];
+  await offeringProfessional(ctx, 'reader-stripe@example.com');
   const catalogue = (await call(buyer, 'GET', '/api/services')).json() as Array<{
     id: string;
     name: string;

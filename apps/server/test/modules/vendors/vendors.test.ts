@@ -10,15 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VendorWebhookPayload } from '@mi/contracts/vendors';
 import {
   analysisRuns,
+  analysisServices,
   auditEvents,
   instances,
   notifications,
   orders,
   providers,
+  serviceOffers,
   vendorCredentials,
 } from '../../../src/db/schema/index';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { FIXTURES, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { verifiedProfessional } from '../../helpers/directory';
 import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 
 /**
@@ -35,9 +38,12 @@ let patient: Patient;
 let admin: Patient;
 let aiServiceId: string;
 let combinedServiceId: string;
-/** northgate.reports@example.org: offers AI Quick Analysis and the Complete Analysis Package. */
+/**
+ * An organisation an admin added (Northgate Reports), linked to a verified professional: it sells AI
+ * Quick Analysis once its webhook is set, and the Complete Analysis Package its professional reads.
+ */
 let vendorId: string;
-/** harbourview.reads@example.net: another vendor, with its own secret. */
+/** Another organisation (Harbourview Reads), with its own secret. */
 let otherVendorId: string;
 let secret: string;
 let otherSecret: string;
@@ -190,17 +196,37 @@ beforeAll(async () => {
   patient = await newPatient(ctx, 'patient-vendor@example.com');
   admin = await newPatient(ctx, 'admin-vendor@example.com');
   await ctx.services.users.update(admin.id, { role: 'admin' });
-  const catalogue = (await call(patient, 'GET', '/api/services')).json() as Array<{
-    id: string;
-    name: string;
-    providers: Array<{ id: string }>;
-  }>;
-  aiServiceId = catalogue.find((s) => s.name === 'AI Quick Analysis')!.id;
-  combinedServiceId = catalogue.find((s) => s.name === 'Complete Analysis Package')!.id;
-  const byEmail = async (email: string) =>
-    (await db().select({ id: providers.id }).from(providers).where(eq(providers.email, email)))[0]!.id;
-  vendorId = await byEmail('northgate.reports@example.org');
-  otherVendorId = await byEmail('harbourview.reads@example.net');
+  const serviceId = async (name: string) =>
+    (await db().select({ id: analysisServices.id }).from(analysisServices).where(eq(analysisServices.name, name)))[0]!
+      .id;
+  aiServiceId = await serviceId('AI Quick Analysis');
+  combinedServiceId = await serviceId('Complete Analysis Package');
+  // Organisations are added by admins; their offers are sold once someone can deliver them.
+  const reader = await verifiedProfessional(ctx, 'reader-vendor@example.com');
+  const organisation = async (name: string, email: string, linkedUserId: string | null) => {
+    const [row] = await db()
+      .insert(providers)
+      .values({
+        name,
+        specialty: 'AI analysis',
+        email,
+        emailNormalized: email,
+        kind: 'organisation',
+        listed: 'directory',
+        linkedUserId,
+      })
+      .returning({ id: providers.id });
+    return row!.id;
+  };
+  vendorId = await organisation('Northgate Reports', 'northgate.reports@example.org', reader.id);
+  otherVendorId = await organisation('Harbourview Reads', 'harbourview.reads@example.net', null);
+  await db()
+    .insert(serviceOffers)
+    .values([
+      { serviceId: aiServiceId, providerId: vendorId, priceCents: 4999 },
+      { serviceId: combinedServiceId, providerId: vendorId, priceCents: 26999 },
+      { serviceId: aiServiceId, providerId: otherVendorId, priceCents: 5499 },
+    ]);
   vendor = await startVendor(() => secret);
 }, 60_000);
 afterAll(async () => {
