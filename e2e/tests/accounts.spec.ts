@@ -282,6 +282,57 @@ test.describe('forgot password', () => {
   });
 });
 
+test.describe('sign-in under attack', () => {
+  test('after ten failed sign-ins from elsewhere, the owner’s first sign-in request succeeds', async ({
+    page,
+    browser,
+    baseURL,
+  }) => {
+    test.setTimeout(180_000);
+    const email = uniqueEmail('attacked');
+    // Registering signs this browser in, which makes it one of the owner's known browsers.
+    await registerPatient(page, email);
+    await skipWelcome(page);
+    await logout(page);
+
+    // Someone guesses the password ten times from another browser.
+    const attacker = await browser.newContext({ baseURL });
+    const guess = await attacker.newPage();
+    await guess.goto('/login');
+    await guess.getByLabel('Email').fill(email);
+    for (let i = 0; i < 10; i++) {
+      await guess.getByLabel('Password', { exact: true }).fill(`Wrong!Pass${i}`);
+      const refused = guess.waitForResponse(
+        (r) => r.url().endsWith('/api/auth/login') && r.status() === 401,
+        { timeout: 60_000 },
+      );
+      await guess.getByRole('button', { name: 'Sign In' }).click();
+      await refused;
+      await expect(guess.getByRole('button', { name: 'Sign In' })).toBeEnabled({ timeout: 30_000 });
+    }
+    await attacker.close();
+
+    // The owner signs in from their own browser: the captcha is asked for the typed email (now four
+    // times the work) before they submit, so the one sign-in request goes through.
+    const calls: Array<{ url: string; status: number }> = [];
+    page.on('response', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === '/api/auth/login' || url.pathname === '/api/auth/captcha/challenge')
+        calls.push({ url: `${url.pathname}${url.search}`, status: r.status() });
+    });
+    const forEmail = `/api/auth/captcha/challenge?${new URLSearchParams({ email }).toString()}`;
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(email);
+    await expect.poll(() => calls.some((c) => c.url === forEmail)).toBe(true);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible({ timeout: 60_000 });
+    const logins = calls.filter((c) => c.url === '/api/auth/login');
+    expect(logins).toEqual([{ url: '/api/auth/login', status: 200 }]);
+    expect(calls.findIndex((c) => c.url === forEmail)).toBeLessThan(calls.indexOf(logins[0]!));
+  });
+});
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer();

@@ -1,4 +1,5 @@
 import type { PublicConfig } from '@mi/contracts/auth';
+import { EMAIL_PATTERN } from '@mi/contracts/rules';
 import type { AltchaWidgetElement } from 'altcha/types/generic';
 import type {} from 'altcha/types/react';
 import { useCallback, useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
@@ -26,9 +27,12 @@ interface CaptchaFieldProps {
 export function CaptchaField({ captcha, action, email, ref }: CaptchaFieldProps) {
   if (!captcha) return <CaptchaLoading />;
   if (captcha.provider === 'altcha') {
-    const url = email
-      ? `${captcha.challengeUrl}?${new URLSearchParams({ email }).toString()}`
-      : captcha.challengeUrl;
+    // A challenge is asked for an email only once it is a whole address, not for every keystroke.
+    const typed = email?.trim();
+    const url =
+      typed && EMAIL_PATTERN.test(typed)
+        ? `${captcha.challengeUrl}?${new URLSearchParams({ email: typed }).toString()}`
+        : captcha.challengeUrl;
     return <AltchaField challengeUrl={url} ref={ref} />;
   }
   return <RecaptchaField siteKey={captcha.siteKey} action={action} ref={ref} />;
@@ -36,14 +40,28 @@ export function CaptchaField({ captcha, action, email, ref }: CaptchaFieldProps)
 
 type AltchaState = 'unverified' | 'verifying' | 'verified' | 'expired' | 'error' | 'code';
 const OUTCOME_TIMEOUT_MS = 60_000;
+/** How long the email must rest before its challenge is asked for and solved in the background. */
+const SETTLE_MS = 500;
 
-/** ALTCHA proof of work: solved in the background as soon as the form shows (auto="onload"). */
+/**
+ * ALTCHA proof of work: solved in the background as soon as the form shows (auto="onload"), and
+ * again for the challenge of the typed email once it rests, so a sign-in to an email the server
+ * currently asks more work of is not first sent with a solution it must refuse. A solution is only
+ * handed out for the challenge URL in force at submit.
+ */
 function AltchaField({ challengeUrl, ref }: { challengeUrl: string; ref?: Ref<CaptchaHandle> }) {
   const [loaded, setLoaded] = useState(false);
   const [loadFailed, setLoadFailed] = useState(false);
   const widgetRef = useRef<AltchaWidgetElement | null>(null);
-  const payloadRef = useRef<string | null>(null);
   const stateRef = useRef<AltchaState>('unverified');
+  // The challenge URL wanted now; the kept payload and the URL it answers; the URL the widget is
+  // solving on its own (on load, or when clicked); and the solve this component asked for.
+  const urlRef = useRef(challengeUrl);
+  const payloadRef = useRef<string | null>(null);
+  const solvedRef = useRef<string | null>(null);
+  const solvingRef = useRef<string | null>(null);
+  const ownRef = useRef<{ url: string; promise: Promise<string | null> } | null>(null);
+  urlRef.current = challengeUrl;
 
   useEffect(() => {
     let active = true;
@@ -56,40 +74,89 @@ function AltchaField({ challengeUrl, ref }: { challengeUrl: string; ref?: Ref<Ca
     };
   }, []);
 
+  const forget = () => {
+    payloadRef.current = null;
+    solvedRef.current = null;
+  };
+
   const attach = useCallback((el: AltchaWidgetElement | null) => {
     widgetRef.current = el;
     if (!el) return;
     const onState = (event: Event) => {
       const detail = (event as CustomEvent<{ state: AltchaState; payload?: string | null }>).detail;
       stateRef.current = detail.state;
-      payloadRef.current = detail.state === 'verified' ? (detail.payload ?? null) : null;
+      if (detail.state === 'expired') forget();
+      // A solve of ours records its own result (a superseded one may still report here).
+      if (ownRef.current) return;
+      if (detail.state === 'verifying') {
+        const challenge = el.getConfiguration?.().challenge;
+        solvingRef.current = typeof challenge === 'string' ? challenge : urlRef.current;
+      } else if (detail.state === 'verified' && detail.payload) {
+        payloadRef.current = detail.payload;
+        solvedRef.current = solvingRef.current;
+      } else forget();
     };
     el.addEventListener('statechange', onState);
     return () => el.removeEventListener('statechange', onState);
   }, []);
 
+  /** Drops any solution and solves a fresh challenge from the current URL. */
+  const solve = useCallback((): Promise<string | null> => {
+    const widget = widgetRef.current;
+    forget();
+    if (!widget || typeof widget.verify !== 'function') return Promise.resolve(null);
+    const url = urlRef.current;
+    const own: { url: string; promise: Promise<string | null> } = { url, promise: Promise.resolve(null) };
+    ownRef.current = own;
+    own.promise = (async () => {
+      await widget.configure?.({ challenge: url });
+      const result = await widget.verify().catch(() => null);
+      if (ownRef.current !== own) return null;
+      ownRef.current = null;
+      if (!result?.payload) return null;
+      payloadRef.current = result.payload;
+      solvedRef.current = url;
+      return url === urlRef.current ? result.payload : null;
+    })();
+    return own.promise;
+  }, []);
+
+  // Once the typed email rests, solve its challenge before the user submits.
+  useEffect(() => {
+    if (!loaded) return;
+    const timer = setTimeout(() => {
+      const current =
+        solvedRef.current === challengeUrl ||
+        ownRef.current?.url === challengeUrl ||
+        (stateRef.current === 'verifying' && solvingRef.current === challengeUrl);
+      if (!current) void solve();
+    }, SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [challengeUrl, loaded, solve]);
+
   useImperativeHandle(
     ref,
     () => ({
       async getToken() {
-        if (payloadRef.current) return payloadRef.current;
+        const url = urlRef.current;
+        if (payloadRef.current && solvedRef.current === url) return payloadRef.current;
         const widget = widgetRef.current;
         if (!widget || typeof widget.verify !== 'function') return null;
-        if (stateRef.current === 'verifying') return waitForOutcome(widget);
-        const result = await widget.verify().catch(() => null);
-        return result?.payload ?? payloadRef.current;
+        if (ownRef.current?.url === url) {
+          const payload = await ownRef.current.promise;
+          if (payload) return payload;
+        } else if (!ownRef.current && stateRef.current === 'verifying' && solvingRef.current === url) {
+          const payload = await waitForOutcome(widget);
+          if (payload && solvedRef.current === url) return payload;
+        }
+        return solve();
       },
       reset() {
         // A payload is single-use on the server: after any submit, solve a fresh challenge.
-        payloadRef.current = null;
-        const widget = widgetRef.current;
-        if (widget && typeof widget.reset === 'function') {
-          widget.reset();
-          void widget.verify().catch(() => null);
-        }
+        void solve();
       },
     }),
-    [],
+    [solve],
   );
 
   if (loadFailed) {
