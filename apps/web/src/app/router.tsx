@@ -33,6 +33,7 @@ const HelpArticleRoute = lazy(() => import('./routes/help-article'));
 const StudyTransferRoute = lazy(() => import('./routes/study-transfer'));
 const AdminRoute = lazy(() => import('./routes/admin'));
 const ProfessionalOrdersRoute = lazy(() => import('./routes/professional-orders'));
+const ProfessionalProfileRoute = lazy(() => import('./routes/professional-profile'));
 const NotificationsRoute = lazy(() => import('./routes/notifications'));
 const VerifyEmailRoute = lazy(() => import('./routes/verify-email'));
 
@@ -88,6 +89,7 @@ export const router = createBrowserRouter([
               { path: paths.settings, element: <SettingsRoute /> },
               { path: paths.notifications, element: <NotificationsRoute /> },
               { path: paths.professionalOrders, element: <ProfessionalOrdersRoute /> },
+              { path: paths.professionalProfile, element: <ProfessionalProfileRoute /> },
               {
                 path: paths.admin,
                 element: <RequireAdmin />,

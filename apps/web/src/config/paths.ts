@@ -34,6 +34,8 @@ export const paths = {
   admin: '/admin',
   /** A professional's orders: accept, decline, write and deliver reports. */
   professionalOrders: '/professional/orders',
+  /** A verified professional's directory profile and offers. */
+  professionalProfile: '/professional/profile',
 } as const;
 
 /**

@@ -2,6 +2,7 @@ import {
   ClipboardCheck,
   CreditCard,
   FileImage,
+  IdCard,
   Inbox,
   LayoutDashboard,
   type LucideIcon,
@@ -36,4 +37,11 @@ export const PROFESSIONAL_NAV_ITEM: NavItem = {
   to: paths.professionalOrders,
   label: 'My Orders',
   icon: Inbox,
+};
+
+/** Professionals only: their directory profile and offers (/professional/profile). */
+export const PROFESSIONAL_PROFILE_NAV_ITEM: NavItem = {
+  to: paths.professionalProfile,
+  label: 'Directory Profile',
+  icon: IdCard,
 };

@@ -1,7 +1,7 @@
 import { NavLink } from 'react-router';
 import { paths } from '@/config/paths';
 import { cn } from '@/lib/utils';
-import { ADMIN_NAV_ITEM, NAV_ITEMS, PROFESSIONAL_NAV_ITEM } from './nav-items';
+import { ADMIN_NAV_ITEM, NAV_ITEMS, PROFESSIONAL_NAV_ITEM, PROFESSIONAL_PROFILE_NAV_ITEM } from './nav-items';
 
 /** The main navigation list, used by the desktop sidebar and the phone drawer. */
 export function SidebarNav({
@@ -15,7 +15,7 @@ export function SidebarNav({
 }) {
   const items = [
     ...NAV_ITEMS.slice(0, 1),
-    ...(isProfessional ? [PROFESSIONAL_NAV_ITEM] : []),
+    ...(isProfessional ? [PROFESSIONAL_NAV_ITEM, PROFESSIONAL_PROFILE_NAV_ITEM] : []),
     ...NAV_ITEMS.slice(1),
     ...(isAdmin ? [ADMIN_NAV_ITEM] : []),
   ];
