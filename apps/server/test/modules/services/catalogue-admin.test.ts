@@ -5,6 +5,7 @@ import { auditEvents, orders } from '../../../src/db/schema/index';
 import { hashPassword } from '../../../src/modules/auth/password';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { verifiedProfessional } from '../../helpers/directory';
 import { createTestContext, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
@@ -72,6 +73,18 @@ async function createService(over: Record<string, unknown> = {}): Promise<AdminS
   return res.json().data;
 }
 
+const organisation = (name: string, email: string) => ({
+  name,
+  specialty: 'Radiology',
+  description: 'A teleradiology group.',
+  yearsOfExperience: '10',
+  credentials: [],
+  location: { street: '', city: 'Leeds', state: '', zipCode: '', country: 'United Kingdom' },
+  academicProfile: { rank: '', numberOfPublications: 0 },
+  contactInformation: { email, mobile: '', website: '' },
+  workingHours: { weekdays: '', weekends: '' },
+});
+
 async function addOffer(serviceId: string, providerId: string, price: number) {
   return asAdmin({
     method: 'POST',
@@ -94,7 +107,37 @@ beforeAll(async () => {
   adminId = created!.id;
   adminToken = await signIn();
   buyer = await newPatient(ctx, 'catalogue-buyer@example.com');
-  providerIds = (await ctx.services.providers.listDirectory({})).map((p) => p.id);
+  // Organisations an admin added, each linked to a verified professional who reads for it.
+  providerIds = [];
+  for (const n of [1, 2, 3]) {
+    const email = `reader${n}-catalogue@example.com`;
+    await verifiedProfessional(ctx, email);
+    const created = await asAdmin({
+      method: 'POST',
+      url: '/api/admin/providers',
+      payload: organisation(`Imaging Group ${n}`, `group${n}@example.org`),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id as string;
+    const linked = await asAdmin({ method: 'PUT', url: `/api/admin/providers/${id}/link`, payload: { email } });
+    expect(linked.statusCode, linked.body).toBe(200);
+    providerIds.push(id);
+  }
+  // The groups offer some of the catalogue (two of them Cardiac CT Review).
+  for (const [name, groups] of [
+    ['Expert Review', [0]],
+    ['Neuro MRI Second Opinion', [0]],
+    ['Cardiac CT Review', [0, 1]],
+    ['Pediatric Imaging Review', [2]],
+  ] as const) {
+    const service = (await adminList()).find((s) => s.name === name)!;
+    for (const g of groups) {
+      const res = await addOffer(service.id, providerIds[g]!, 200 + g);
+      expect(res.statusCode, res.body).toBe(201);
+    }
+  }
+  // AI services are the platform's own: its automated analysis offers them.
+  providerIds.push((await ctx.services.providers.listDirectory({})).find((p) => p.kind === 'automated')!.id);
 }, 60_000);
 afterAll(async () => ctx?.close());
 
