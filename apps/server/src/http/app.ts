@@ -12,6 +12,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { MAX_JSON_BODY_BYTES } from '@mi/contracts/errors';
+import { isSpaRoute } from '@mi/contracts/spa-routes';
 import { loggerOptions } from '../logger';
 import { adminRoutes } from '../modules/admin/admin.routes';
 import { authRoutes } from '../modules/auth/auth.routes';
@@ -44,11 +45,12 @@ import { sessionPrincipal } from '../modules/dicomweb/session-principal';
 import { thumbnailRoutes } from '../modules/thumbnails/thumbnails.routes';
 import { viewerRoutes } from '../modules/viewer/viewer.routes';
 import type { Services } from '../services';
-import { installAuthHook } from './auth-hook';
+import { installAuthHook, installRoleGate } from './auth-hook';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
 import { installCsrfGuard } from './csrf-guard';
 import { installInputGuard } from './input-guard';
+import { publicOpenApiDocument } from './openapi-document';
 import { SERVER_TIMEOUTS } from './server-timeouts';
 
 export interface AppOptions {
@@ -56,6 +58,25 @@ export interface AppOptions {
   webDistDir?: string;
   /** Tests pass false to keep output quiet. */
   logRequests?: boolean;
+}
+
+/** Paths that are never a page of the SPA: the APIs, dot-files (/.env, /.git/…) and file names. */
+const NEVER_A_PAGE = /^\/(?:api|dicomweb|fhir)(?:[/?]|$)|\/\.|\.[^/]*$/i;
+
+/**
+ * What a GET of a path no route or file answered gets: the app page for one of the SPA's routes
+ * (packages/contracts/src/spa-routes.ts), the app page with a 404 for another page-like path, and
+ * nothing (a plain 404) under /api, /dicomweb or /fhir, for dot-files and for missing files.
+ */
+export function appPageFor(url: string): 'route' | 'unknown' | 'none' {
+  let pathname = url.split('?')[0]!;
+  try {
+    pathname = decodeURIComponent(pathname);
+  } catch {
+    return 'none';
+  }
+  if (NEVER_A_PAGE.test(pathname)) return 'none';
+  return isSpaRoute(pathname) ? 'route' : 'unknown';
 }
 
 /** Builds the HTTP app from ready services. Listening is the caller's business. */
@@ -134,10 +155,14 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   installAuthHook(app, services.auth, { secureCookies: config.secureCookies });
+  installRoleGate(app);
 
   await app.register(
     async (api) => {
-      api.get('/docs', { schema: { hide: true } }, async () => app.swagger());
+      // The whole document for admins; others get it without admin and internal operations.
+      api.get('/docs', { schema: { hide: true } }, async (req) =>
+        req.auth?.user.role === 'admin' ? app.swagger() : publicOpenApiDocument(app.swagger()),
+      );
       await api.register(healthRoutes(services.health));
       await api.register(
         authRoutes({
@@ -210,9 +235,14 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     });
   }
   app.setNotFoundHandler((req, reply) => {
-    if (spa && req.method === 'GET' && !req.url.startsWith('/api/') && !req.url.startsWith('/api?')) {
-      // Client-side routes: the SPA decides between a page, the login page and its 404 card.
-      return reply.header('cache-control', 'no-cache').sendFile('index.html', spa);
+    const page = spa && (req.method === 'GET' || req.method === 'HEAD') ? appPageFor(req.url) : 'none';
+    if (page !== 'none') {
+      // The SPA's own routes get the app page; another page-like path gets it with a 404, so a
+      // mistyped link shows the app's not-found card.
+      return reply
+        .status(page === 'route' ? 200 : 404)
+        .header('cache-control', 'no-cache')
+        .sendFile('index.html', spa!);
     }
     return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
   });

@@ -37,6 +37,29 @@ export function installAuthHook(
   });
 }
 
+/** Route prefixes whose caller is checked before anything else (body parsing, validation). */
+export const ADMIN_AREA = '/api/admin/';
+export const PROFESSIONAL_AREA = '/api/professional/';
+
+/**
+ * Who before what: admin and professional routes check the caller's role as soon as the route is
+ * known (onRequest, before the body is read or validated), so a caller without the role gets the
+ * same 404 from every one of them whatever they send, never a validation message. The handlers
+ * still ask for the role themselves (requireAdmin, and the services for professionals).
+ * Install after installAuthHook.
+ */
+export function installRoleGate(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req) => {
+    const route = req.routeOptions.url;
+    if (!route) return;
+    if (route.startsWith(ADMIN_AREA)) requireAdmin(req);
+    else if (route.startsWith(PROFESSIONAL_AREA)) {
+      const { user } = requireUser(req);
+      if (user.role !== 'professional') throw new AppError('NOT_FOUND', 'Not found');
+    }
+  });
+}
+
 /**
  * A signed-in user whose account is active. Pending or rejected professionals get 403 here:
  * they may only read who they are, manage their sessions and sign out (see requireSession).

@@ -1,42 +1,11 @@
+import { SPA_PATHS } from '@mi/contracts/spa-routes';
+
 /**
- * Every client route of the SPA. The router declares its routes with these, and every
- * link and navigation builds its target with them; the helpers below fill in parameters and
- * query strings.
+ * Every client route of the SPA (declared in packages/contracts/src/spa-routes.ts, so the server
+ * answers 404 for any other path). The router declares its routes with these, and every link and
+ * navigation builds its target with them; the helpers below fill in parameters and query strings.
  */
-export const paths = {
-  /** The dashboard when signed in, the login page otherwise. */
-  home: '/',
-  login: '/login',
-  registerPatient: '/register/patient',
-  registerMedical: '/register/medical',
-  mfaVerify: '/mfa/verify',
-  forgotPassword: '/forgot-password',
-  resetPassword: '/reset-password',
-  registrationPending: '/registration-pending',
-  /** The emailed confirmation link's page, signed in or not. */
-  verifyEmail: '/verify-email',
-  help: '/help',
-  helpArticle: '/help/:id',
-  /** The upload page without the sidebar (where a ?mode=direct_upload link lands). */
-  uploadOnly: '/uploadOnly',
-  studyTransfer: '/studies/transfer/:studyId',
-  upload: '/upload',
-  studies: '/studies',
-  share: '/share',
-  servicesAvailable: '/services/available',
-  servicesPurchased: '/services/purchased',
-  analysisServices: '/analysis/services',
-  providers: '/providers',
-  billing: '/billing',
-  settings: '/settings',
-  /** Every notification, read and unread (linked from Recent Activity). */
-  notifications: '/notifications',
-  admin: '/admin',
-  /** A professional's orders: accept, decline, write and deliver reports. */
-  professionalOrders: '/professional/orders',
-  /** A verified professional's directory profile and offers. */
-  professionalProfile: '/professional/profile',
-} as const;
+export const paths = SPA_PATHS;
 
 /**
  * `path` with a query string: URLSearchParams, a record (empty values left out) or a search
