@@ -7,6 +7,7 @@ import { HelpArticlesAdmin } from '@/features/admin/components/help-articles-adm
 import { OutboxList } from '@/features/admin/components/outbox-list';
 import { ProfessionalsList } from '@/features/admin/components/professionals-list';
 import { ProvidersAdmin } from '@/features/admin/components/providers-admin';
+import { RatingsAdmin } from '@/features/admin/components/ratings-admin';
 import { ReauthProvider } from '@/features/admin/components/reauth-provider';
 import { ServicesAdmin } from '@/features/admin/components/services-admin';
 import { UsersAdmin } from '@/features/admin/components/users-admin';
@@ -18,7 +19,7 @@ export default function AdminRoute() {
     <ReauthProvider>
       <PageHeader
         title="Administration"
-        description="Accounts, the audit log, health, professional verification, the provider directory, analysis services, outgoing mail and background jobs"
+        description="Accounts, the audit log, health, professional verification, the provider directory, analysis services, ratings, outgoing mail and background jobs"
       />
       <Tabs defaultValue="outbox">
         <TabsList className="h-auto flex-wrap">
@@ -28,6 +29,7 @@ export default function AdminRoute() {
           <TabsTrigger value="professionals">Professionals</TabsTrigger>
           <TabsTrigger value="providers">Providers</TabsTrigger>
           <TabsTrigger value="services">Services</TabsTrigger>
+          <TabsTrigger value="ratings">Ratings</TabsTrigger>
           <TabsTrigger value="outbox">Outbox</TabsTrigger>
           <TabsTrigger value="failed-jobs">Failed jobs</TabsTrigger>
           <TabsTrigger value="help-articles">Help articles</TabsTrigger>
@@ -49,6 +51,9 @@ export default function AdminRoute() {
         </TabsContent>
         <TabsContent value="services">
           <ServicesAdmin />
+        </TabsContent>
+        <TabsContent value="ratings">
+          <RatingsAdmin />
         </TabsContent>
         <TabsContent value="outbox">
           <OutboxList />

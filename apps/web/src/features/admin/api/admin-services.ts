@@ -23,10 +23,17 @@ export type ServiceChange =
   | { kind: 'update'; id: string; input: ServiceInput }
   | { kind: 'retire' | 'restore'; id: string }
   | { kind: 'add-offer'; id: string; providerId: string; price: number }
-  | { kind: 'reprice'; id: string; providerId: string; price: number }
-  | { kind: 'retire-offer'; id: string; providerId: string };
+  | {
+      kind: 'reprice';
+      id: string;
+      providerId: string;
+      price: number;
+      turnaround?: string;
+      modalities?: string[];
+    }
+  | { kind: 'retire-offer' | 'restore-offer'; id: string; providerId: string };
 
-/** POST/PUT /api/admin/services…: services and their offers. */
+/** POST/PUT /api/admin/services…: services and their offers (price, turnaround, modalities; retire, restore). */
 export function changeService(change: ServiceChange): Promise<Answer> {
   switch (change.kind) {
     case 'create':
@@ -42,9 +49,15 @@ export function changeService(change: ServiceChange): Promise<Answer> {
         price: change.price,
       });
     case 'reprice':
-      return api.put<Answer>(offer(change.id, change.providerId), { price: change.price });
+      return api.put<Answer>(offer(change.id, change.providerId), {
+        price: change.price,
+        ...(change.turnaround !== undefined ? { turnaround: change.turnaround } : {}),
+        ...(change.modalities !== undefined ? { modalities: change.modalities } : {}),
+      });
     case 'retire-offer':
       return api.post<Answer>(`${offer(change.id, change.providerId)}/retire`);
+    case 'restore-offer':
+      return api.post<Answer>(`${offer(change.id, change.providerId)}/restore`);
   }
 }
 

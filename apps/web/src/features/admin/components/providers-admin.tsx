@@ -23,6 +23,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
 import { z } from 'zod';
 import { EmptyState } from '@/components/empty-state';
+import { DemoBadge, ProviderKindBadge, RatingSummary, VerifiedBadge } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -63,7 +64,6 @@ const EMPTY_FORM: ProviderFormValues = {
   specialty: '',
   description: '',
   yearsOfExperience: '',
-  rating: 4,
   credentials: '',
   location: { street: '', city: '', state: '', zipCode: '', country: '' },
   academicProfile: { rank: '', numberOfPublications: 0 },
@@ -77,7 +77,6 @@ function toForm(p: AdminProvider): ProviderFormValues {
     specialty: p.specialty ?? '',
     description: p.description ?? '',
     yearsOfExperience: p.yearsOfExperience ?? '',
-    rating: p.rating ?? 0,
     credentials: p.credentials.join(', '),
     location: p.location ?? EMPTY_FORM.location,
     academicProfile: p.academicProfile ?? EMPTY_FORM.academicProfile,
@@ -100,7 +99,16 @@ function toInput(values: ProviderFormValues): ProviderInput {
   };
 }
 
-/** Admin → Providers: the directory users search on /providers. */
+/** An organisation sells only once a verified professional is linked to it or it has a vendor webhook. */
+function cannotSell(p: AdminProvider): boolean {
+  return p.kind === 'organisation' && !p.retiredAt && !p.linkedUser && !p.vendor;
+}
+
+/**
+ * Admin → Providers: the directory users search on /providers. Admins add and edit organisations;
+ * professionals' own profiles (theirs to edit) and the platform's automated analysis are listed
+ * too, with their kind.
+ */
 export function ProvidersAdmin() {
   const providers = useAdminProviders();
   const change = useChangeProvider();
@@ -121,8 +129,10 @@ export function ProvidersAdmin() {
         <div>
           <CardTitle>Providers</CardTitle>
           <CardDescription>
-            The directory users search under Healthcare Providers. Link an entry to an approved professional
-            so what is shared with it reaches them.
+            The directory users search under Healthcare Providers: verified professionals&apos; own profiles,
+            the organisations you add, and the platform&apos;s automated analysis. An organisation sells
+            nothing until a verified professional is linked to it or it has an AI vendor webhook; ratings come
+            from patients.
           </CardDescription>
         </div>
         <div className="flex gap-2">
@@ -136,7 +146,7 @@ export function ProvidersAdmin() {
             <RefreshCw aria-hidden="true" className={cn(providers.isFetching && 'animate-spin')} /> Refresh
           </Button>
           <Button size="sm" className="h-10" onClick={() => setEditing('new')}>
-            <Plus aria-hidden="true" /> New Provider
+            <Plus aria-hidden="true" /> New Organisation
           </Button>
         </div>
       </CardHeader>
@@ -161,16 +171,28 @@ export function ProvidersAdmin() {
               >
                 <div className="flex flex-wrap items-center gap-2">
                   <span className="font-medium">{p.name}</span>
+                  <ProviderKindBadge kind={p.kind} all />
                   {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                  {p.verified && <VerifiedBadge verified={p.verified} />}
+                  {p.demo && <DemoBadge />}
                   {p.retiredAt && <Badge variant="outline">Retired</Badge>}
-                  {p.linkedUser && <Badge>Linked</Badge>}
+                  {p.linkedUser && p.kind === 'organisation' && <Badge>Linked</Badge>}
                   {p.vendor && <Badge variant="outline">External AI vendor</Badge>}
                 </div>
+                {cannotSell(p) && (
+                  <p className="mt-1 text-sm text-amber-800">
+                    Sells nothing yet: link a verified professional or set an AI vendor webhook.
+                  </p>
+                )}
                 <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
                   <dt className="text-muted-foreground">Email</dt>
                   <dd className="break-all">{p.contactInformation.email}</dd>
                   <dt className="text-muted-foreground">Location</dt>
                   <dd>{[p.location?.city, p.location?.country].filter(Boolean).join(', ') || '—'}</dd>
+                  <dt className="text-muted-foreground">Rating</dt>
+                  <dd>
+                    <RatingSummary rating={p.rating} count={p.ratingCount} />
+                  </dd>
                   <dt className="text-muted-foreground">Account</dt>
                   <dd className="break-all">
                     {p.linkedUser
@@ -184,16 +206,23 @@ export function ProvidersAdmin() {
                     </>
                   )}
                 </dl>
+                {p.kind === 'professional' && (
+                  <p className="mt-2 text-xs text-muted-foreground">
+                    A professional&apos;s own profile: they edit and publish it from their Directory Profile.
+                  </p>
+                )}
                 <div className="mt-3 flex flex-wrap gap-2">
-                  <Button
-                    size="sm"
-                    variant="outline"
-                    onClick={() => setEditing(p)}
-                    aria-label={`Edit ${p.name}`}
-                  >
-                    <Pencil aria-hidden="true" /> Edit
-                  </Button>
-                  {p.linkedUser ? (
+                  {p.kind !== 'professional' && (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      onClick={() => setEditing(p)}
+                      aria-label={`Edit ${p.name}`}
+                    >
+                      <Pencil aria-hidden="true" /> Edit
+                    </Button>
+                  )}
+                  {p.kind !== 'organisation' ? null : p.linkedUser ? (
                     <Button
                       size="sm"
                       variant="outline"
@@ -212,14 +241,16 @@ export function ProvidersAdmin() {
                       <Link2 aria-hidden="true" /> Link account
                     </Button>
                   )}
-                  <Button
-                    size="sm"
-                    variant="outline"
-                    onClick={() => setVendorOf(p.id)}
-                    aria-label={`AI vendor settings of ${p.name}`}
-                  >
-                    <Bot aria-hidden="true" /> AI vendor
-                  </Button>
+                  {p.kind === 'organisation' && (
+                    <Button
+                      size="sm"
+                      variant="outline"
+                      onClick={() => setVendorOf(p.id)}
+                      aria-label={`AI vendor settings of ${p.name}`}
+                    >
+                      <Bot aria-hidden="true" /> AI vendor
+                    </Button>
+                  )}
                   {p.retiredAt ? (
                     <Button
                       size="sm"
@@ -314,7 +345,7 @@ function ProviderFormDialog({
       {
         onSuccess: (res) => {
           toast({
-            title: provider === 'new' ? 'Provider created' : 'Provider updated',
+            title: provider === 'new' ? 'Organisation created' : 'Organisation updated',
             description: res.data.name,
           });
           onClose();
@@ -329,8 +360,11 @@ function ProviderFormDialog({
       <DialogContent className="max-w-3xl">
         <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
           <DialogHeader>
-            <DialogTitle>{isNew ? 'New Provider' : 'Edit Provider'}</DialogTitle>
-            <DialogDescription>Every field is shown to users in Provider Details.</DialogDescription>
+            <DialogTitle>{isNew ? 'New Organisation' : 'Edit Organisation'}</DialogTitle>
+            <DialogDescription>
+              A clinic, teleradiology group or AI vendor. Every field is shown to users in Provider Details;
+              its rating comes from patients.
+            </DialogDescription>
           </DialogHeader>
           <div className="grid gap-3 sm:grid-cols-2">
             <Field label="Name" error={errors.name}>
@@ -349,18 +383,6 @@ function ProviderFormDialog({
             </Field>
             <Field label="Years of experience" error={errors.yearsOfExperience}>
               {(a) => <Input {...a} inputMode="numeric" {...register('yearsOfExperience')} />}
-            </Field>
-            <Field label="Rating (0–5)" error={errors.rating}>
-              {(a) => (
-                <Input
-                  {...a}
-                  type="number"
-                  step="0.1"
-                  min={0}
-                  max={5}
-                  {...register('rating', { valueAsNumber: true })}
-                />
-              )}
             </Field>
             <Field label="Credentials (comma-separated)" error={errors.credentials} className="sm:col-span-2">
               {(a) => <Input {...a} {...register('credentials')} />}
@@ -416,7 +438,7 @@ function ProviderFormDialog({
               Cancel
             </Button>
             <Button type="submit" disabled={change.isPending}>
-              {isNew ? 'Create Provider' : 'Save Changes'}
+              {isNew ? 'Create Organisation' : 'Save Changes'}
             </Button>
           </DialogFooter>
         </form>

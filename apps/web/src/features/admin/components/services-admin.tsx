@@ -15,6 +15,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
 import { z } from 'zod';
 import { EmptyState } from '@/components/empty-state';
+import { DemoBadge, ProviderKindBadge } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -82,9 +83,9 @@ function toInput(values: ServiceFormValues): ServiceInput {
   };
 }
 
-/** '$49.99' or '$49.99 – $54.99' over the live offers; 'No live offers' otherwise. */
+/** '$49.99' or '$49.99 – $54.99' over the offers on sale; 'No live offers' otherwise. */
 function priceRange(offers: AdminOffer[]): string {
-  const prices = offers.filter((o) => !o.retiredAt && !o.providerRetired).map((o) => o.price);
+  const prices = offers.filter((o) => o.sellable).map((o) => o.price);
   if (prices.length === 0) return 'No live offers';
   const min = Math.min(...prices);
   const max = Math.max(...prices);
@@ -174,7 +175,8 @@ export function ServicesAdmin() {
                     <td className="p-2">
                       <div>{priceRange(s.offers)}</div>
                       <div className="text-xs text-muted-foreground">
-                        {s.offers.filter((o) => !o.retiredAt).length} of {s.offers.length} offers live
+                        {s.offers.filter((o) => o.sellable).length} of {s.offers.length} offers on sale ·
+                        default {formatDollars(s.defaultPrice)}
                       </div>
                     </td>
                     <td className="p-2">
@@ -358,17 +360,46 @@ function ServiceFormDialog({
   );
 }
 
-/** The providers offering a service: re-price or retire each, add another. */
+/** Where an offer stands: on sale, or why it is not sold. */
+function OfferStatus({ offer: o }: { offer: AdminOffer }) {
+  if (o.retiredAt)
+    return (
+      <Badge variant="outline">
+        {o.retiredBy === 'provider' ? 'Withdrawn by the professional' : 'Retired by an admin'}
+      </Badge>
+    );
+  if (o.providerRetired) return <Badge variant="outline">Provider retired</Badge>;
+  if (o.sellable) return <Badge className="bg-green-100 text-green-800">On sale</Badge>;
+  return <Badge className="bg-amber-100 text-amber-900">Not sold: no one to deliver it</Badge>;
+}
+
+/** Why a live offer is not sold, in a sentence (nothing for one on sale or retired). */
+function notSoldHint(o: AdminOffer): string | null {
+  if (o.retiredAt || o.providerRetired || o.sellable) return null;
+  return o.providerKind === 'professional'
+    ? 'The professional has paused their offers, unpublished their profile, or their account is not active.'
+    : o.providerKind === 'organisation'
+      ? 'Link a verified, active professional to this organisation (Providers → Link account), or set its AI vendor webhook.'
+      : 'The automated analysis cannot deliver this service.';
+}
+
+/** The providers offering a service: re-price, change the terms of, retire or restore each; add another. */
 function OffersDialog({ service, onClose }: { service: AdminService | null; onClose: () => void }) {
   const change = useChangeService();
+  const offerChange = (c: ServiceChange, title: string, name: string) =>
+    change.mutate(c, {
+      onSuccess: () => toast({ title, description: name }),
+      onError: (err) => toastError(errorMessage(err)),
+    });
   return (
     <Dialog open={service !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent className="max-w-2xl">
+      <DialogContent className="max-w-3xl">
         <DialogHeader>
           <DialogTitle>Offers: {service?.name}</DialogTitle>
           <DialogDescription>
-            Each provider's price in dollars. A new price applies to new orders only; orders already made keep
-            theirs.
+            Each provider's price in dollars, turnaround and modalities. Professionals set their own offers
+            from their workspace; you may edit or retire them. A new price applies to new orders only; orders
+            already made keep theirs. An offer is sold only while someone can deliver it.
           </DialogDescription>
         </DialogHeader>
         {service && (
@@ -385,33 +416,65 @@ function OffersDialog({ service, onClose }: { service: AdminService | null; onCl
                   >
                     <div className="flex flex-wrap items-center gap-2">
                       <span className="font-medium">{o.providerName}</span>
+                      <ProviderKindBadge kind={o.providerKind} all />
+                      {o.demo && <DemoBadge />}
                       <span className="text-sm">{formatDollars(o.price)}</span>
-                      {o.retiredAt && <Badge variant="outline">Retired</Badge>}
-                      {o.providerRetired && <Badge variant="outline">Provider retired</Badge>}
+                      <OfferStatus offer={o} />
                     </div>
-                    {!o.retiredAt && (
-                      <div className="flex flex-wrap items-start gap-2">
-                        <RepriceForm key={`${o.providerId}-${o.price}`} serviceId={service.id} offer={o} />
-                        <Button
-                          size="sm"
-                          variant="outline"
-                          className="h-10 text-destructive hover:bg-destructive/10 hover:text-destructive"
-                          disabled={change.isPending}
-                          aria-label={`Retire offer of ${o.providerName}`}
-                          onClick={() =>
-                            change.mutate(
-                              { kind: 'retire-offer', id: service.id, providerId: o.providerId },
-                              {
-                                onSuccess: () =>
-                                  toast({ title: 'Offer retired', description: o.providerName }),
-                                onError: (err) => toastError(errorMessage(err)),
-                              },
-                            )
-                          }
-                        >
-                          <Archive aria-hidden="true" /> Retire
-                        </Button>
-                      </div>
+                    <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
+                      <dt className="text-muted-foreground">Turnaround</dt>
+                      <dd>{o.turnaround}</dd>
+                      <dt className="text-muted-foreground">Modalities</dt>
+                      <dd>{o.modalities.join(', ')}</dd>
+                    </dl>
+                    {notSoldHint(o) && <p className="text-sm text-amber-800">{notSoldHint(o)}</p>}
+                    {o.retiredAt ? (
+                      o.retiredBy !== 'provider' && (
+                        <div>
+                          <Button
+                            size="sm"
+                            variant="outline"
+                            disabled={change.isPending}
+                            aria-label={`Restore offer of ${o.providerName}`}
+                            onClick={() =>
+                              offerChange(
+                                { kind: 'restore-offer', id: service.id, providerId: o.providerId },
+                                'Offer restored',
+                                o.providerName,
+                              )
+                            }
+                          >
+                            <ArchiveRestore aria-hidden="true" /> Restore
+                          </Button>
+                        </div>
+                      )
+                    ) : (
+                      <>
+                        <div className="flex flex-wrap items-start gap-2">
+                          <RepriceForm key={`${o.providerId}-${o.price}`} serviceId={service.id} offer={o} />
+                          <Button
+                            size="sm"
+                            variant="outline"
+                            className="h-10 text-destructive hover:bg-destructive/10 hover:text-destructive"
+                            disabled={change.isPending}
+                            aria-label={`Retire offer of ${o.providerName}`}
+                            onClick={() =>
+                              offerChange(
+                                { kind: 'retire-offer', id: service.id, providerId: o.providerId },
+                                'Offer retired',
+                                o.providerName,
+                              )
+                            }
+                          >
+                            <Archive aria-hidden="true" /> Retire
+                          </Button>
+                        </div>
+                        <OfferTermsForm
+                          key={`${o.providerId}-${o.turnaround}-${o.modalities.join()}`}
+                          service={service}
+                          offer={o}
+                        />
+                      </>
                     )}
                   </li>
                 ))}
@@ -473,11 +536,104 @@ function RepriceForm({ serviceId, offer }: { serviceId: string; offer: AdminOffe
   );
 }
 
+// The turnaround as typed, and the modalities as a comma-separated line.
+const offerTermsFormSchema = z.object({
+  turnaround: z.string().trim().min(1, 'Turnaround is required').max(60, 'At most 60 characters'),
+  modalities: z.string().trim().min(1, 'Name at least one modality').max(800),
+});
+type OfferTermsValues = z.infer<typeof offerTermsFormSchema>;
+
+/** An offer's turnaround and modalities (its price stays); e.g. to correct what a professional set. */
+function OfferTermsForm({ service, offer }: { service: AdminService; offer: AdminOffer }) {
+  const id = useId();
+  const change = useChangeService();
+  const [open, setOpen] = useState(false);
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<OfferTermsValues>({
+    resolver: zodResolver(offerTermsFormSchema),
+    defaultValues: { turnaround: offer.turnaround, modalities: offer.modalities.join(', ') },
+  });
+  if (!open)
+    return (
+      <div>
+        <Button
+          size="sm"
+          variant="ghost"
+          onClick={() => setOpen(true)}
+          aria-label={`Edit turnaround and modalities of ${offer.providerName}`}
+        >
+          <Pencil aria-hidden="true" /> Edit turnaround and modalities
+        </Button>
+      </div>
+    );
+  const onSubmit = ({ turnaround, modalities }: OfferTermsValues) =>
+    change.mutate(
+      {
+        kind: 'reprice',
+        id: service.id,
+        providerId: offer.providerId,
+        price: offer.price,
+        turnaround,
+        modalities: split(modalities, /,/),
+      },
+      {
+        onSuccess: () => {
+          toast({ title: 'Offer updated', description: `${offer.providerName}: ${turnaround}` });
+          setOpen(false);
+        },
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
+  return (
+    <form
+      onSubmit={handleSubmit(onSubmit)}
+      className="grid gap-2 rounded-md border border-dashed p-3 sm:grid-cols-[10rem_1fr_auto] sm:items-start"
+      aria-label={`Turnaround and modalities of ${offer.providerName}`}
+      noValidate
+    >
+      <div className="grid gap-1">
+        <Label htmlFor={`${id}-turnaround`}>Turnaround</Label>
+        <Input
+          id={`${id}-turnaround`}
+          aria-invalid={errors.turnaround ? true : undefined}
+          aria-describedby={errors.turnaround ? `${id}-turnaround-error` : undefined}
+          {...register('turnaround')}
+        />
+        <FieldError id={`${id}-turnaround-error`} message={errors.turnaround?.message} />
+      </div>
+      <div className="grid gap-1">
+        <Label htmlFor={`${id}-modalities`}>Modalities (of {service.supportedModalities.join(', ')})</Label>
+        <Input
+          id={`${id}-modalities`}
+          aria-invalid={errors.modalities ? true : undefined}
+          aria-describedby={errors.modalities ? `${id}-modalities-error` : undefined}
+          {...register('modalities')}
+        />
+        <FieldError id={`${id}-modalities-error`} message={errors.modalities?.message} />
+      </div>
+      <div className="flex gap-2 sm:mt-5">
+        <Button type="submit" size="sm" className="h-10" disabled={change.isPending}>
+          Save terms
+        </Button>
+        <Button type="button" size="sm" variant="outline" className="h-10" onClick={() => setOpen(false)}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
 function AddOfferForm({ service }: { service: AdminService }) {
   const change = useChangeService();
   const providers = useAdminProviders();
   const live = new Set(service.offers.filter((o) => !o.retiredAt).map((o) => o.providerId));
-  const choices = (providers.data ?? []).filter((p) => !p.retiredAt && !live.has(p.id));
+  // A professional sets their own offers from their workspace.
+  const choices = (providers.data ?? []).filter(
+    (p) => !p.retiredAt && !live.has(p.id) && p.kind !== 'professional',
+  );
   const {
     register,
     handleSubmit,
