@@ -6,7 +6,7 @@ import {
   type HelpArticleInput,
 } from '@mi/contracts/help';
 import { ArrowLeft, Eye, FilePlus2, Pencil, Star, StarOff, Trash2, Upload, Undo } from 'lucide-react';
-import { useId, useState } from 'react';
+import { lazy, Suspense, useId, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { FormRow } from '@/components/form-row';
@@ -25,15 +25,20 @@ import {
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
+import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { helpArticlePath } from '@/config/paths';
 import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { useAdminHelpArticles, useChangeHelpArticle, type HelpArticleChange } from '../api/help-articles';
-import { HELP_CONTENT_CLASS } from './help-content-class';
 import { HelpRichTextEditor } from './help-rich-text-editor';
 import { QueryState } from './query-state';
+
+// The preview brings the article sanitiser, loaded when an admin first asks for a preview.
+const HelpArticlePreview = lazy(() =>
+  import('./help-article-preview').then((m) => ({ default: m.HelpArticlePreview })),
+);
 
 const EMPTY: HelpArticleInput = {
   title: '',
@@ -114,22 +119,9 @@ function HelpArticleForm({
       </div>
 
       {preview ? (
-        <Card>
-          <CardContent className="grid gap-3 p-6" data-testid="article-preview">
-            <div className="flex flex-wrap gap-2">
-              <Badge variant="secondary">{values.category}</Badge>
-              {values.featured && <Badge>Featured</Badge>}
-              {!values.published && <Badge variant="outline">Draft</Badge>}
-            </div>
-            <h2 className="text-2xl font-semibold">{values.title || 'Untitled article'}</h2>
-            <p className="text-muted-foreground">{values.description}</p>
-            <div className={HELP_CONTENT_CLASS} dangerouslySetInnerHTML={{ __html: values.content }} />
-            <p className="text-xs text-muted-foreground">
-              Saving removes anything the help centre does not allow (scripts, event handlers, pictures from
-              other sites).
-            </p>
-          </CardContent>
-        </Card>
+        <Suspense fallback={<Spinner className="size-5" label="Loading the preview" />}>
+          <HelpArticlePreview values={values} />
+        </Suspense>
       ) : (
         <div className="grid gap-4">
           <FormRow label="Title" name="title" id={id} error={errors.title?.message}>
