@@ -62,6 +62,7 @@ const envSchema = z.object({
   VENDOR_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(10),
   /** Accept http:// vendor webhooks to this machine (127.0.0.1, localhost) in production too; always accepted elsewhere. */
   VENDOR_ALLOW_LOOPBACK: bool.default(false),
+  DEMO_DATA: bool.default(false),
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -144,6 +145,11 @@ export interface Config {
   orderAcceptMs: number;
   /** See VENDOR_WEBHOOK_TIMEOUT_SECONDS. */
   vendorWebhookTimeoutMs: number;
+  /**
+   * Seed the labelled demo directory, demo accounts that really accept and deliver orders, and
+   * sample studies (`npm run demo`, src/demo.ts).
+   */
+  demoData: boolean;
   /** Whether http:// vendor webhooks to this machine are accepted (not production, or VENDOR_ALLOW_LOOPBACK). */
   vendorAllowLoopback: boolean;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
@@ -218,6 +224,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     orderAcceptMs: Math.round(e.ORDER_ACCEPT_HOURS * 3600 * 1000),
     vendorWebhookTimeoutMs: Math.round(e.VENDOR_WEBHOOK_TIMEOUT_SECONDS * 1000),
     vendorAllowLoopback: e.NODE_ENV !== 'production' || e.VENDOR_ALLOW_LOOPBACK,
+    demoData: e.DEMO_DATA,
     recaptcha:
       e.RECAPTCHA_SITE_KEY && e.RECAPTCHA_SECRET_KEY
         ? { siteKey: e.RECAPTCHA_SITE_KEY, secretKey: e.RECAPTCHA_SECRET_KEY }

@@ -6,6 +6,7 @@ import { createLogger } from './logger';
 import { repoRoot, webDistDir } from './paths';
 import { buildViewerApp } from './modules/viewer/viewer-app';
 import path from 'node:path';
+import { ensureDemoData } from './demo';
 import { ensureAdmin } from './seed';
 import { createServices } from './services';
 import { tuneHeapForUploads } from './heap-tuning';
@@ -31,6 +32,7 @@ async function main(command: string): Promise<void> {
     case 'serve': {
       const services = await createServices(config, log, { runWorkers: true });
       await ensureAdmin(services);
+      if (config.demoData) await ensureDemoData(services);
       const app = await buildApp(services, { webDistDir });
       await app.listen({ port: config.port, host: config.host });
       log.info(
@@ -72,6 +74,7 @@ async function main(command: string): Promise<void> {
     case 'seed': {
       const services = await createServices(config, log, { runWorkers: false });
       await ensureAdmin(services);
+      if (config.demoData) await ensureDemoData(services);
       await services.close();
       return;
     }

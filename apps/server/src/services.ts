@@ -75,6 +75,7 @@ import { createOwnershipService, type OwnershipService } from './modules/sharing
 import { defaultQuotaBytes } from './modules/studies/quota';
 import { createServicesRepository } from './modules/services/services.repository';
 import { createServicesService, type ServicesService } from './modules/services/services.service';
+import { DEMO_FULFIL, demoFulfilJob } from './demo';
 import { createRatingsRepository } from './modules/ratings/ratings.repository';
 import { createRatingsService, type RatingsService } from './modules/ratings/ratings.service';
 import { createCatalogueAdminRepository } from './modules/services/catalogue-admin.repository';
@@ -517,6 +518,11 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     orderEvents.on('paid', async () => {
       await refundUndeliverable();
     });
+    // Demo readers deliver the orders sent to them (src/demo.ts); only when demo data is on.
+    if (config.demoData)
+      orderEvents.on('paid', async ({ orderId }) => {
+        await analysisQueue.send(DEMO_FULFIL, { orderId }, { singletonKey: orderId });
+      });
     orderEvents.on('studyAttached', ({ orderId }) => analysis.queueAutomatedPart(orderId));
     orderEvents.on('ended', ({ orderId }) => vendors.endOrder(orderId));
     const fulfilment = createFulfilmentService({
@@ -604,6 +610,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       transferStudy,
       runAnalysisJob(analysis),
       analysisSweepJob(analysis),
+      demoFulfilJob({ database, fulfilment }),
     ]);
     if (opts.runWorkers) await queue.work();
 

@@ -258,8 +258,13 @@ export function createProvidersService(deps: ProvidersDeps) {
       return (await repo.findByKind('automated'))!.id;
     },
 
-    /** Inserts directory entries (the demo directory, modules/demo); existing emails are kept. */
+    /** Inserts directory entries (the demo directory, src/demo.ts); existing emails are kept. */
     insertDirectory: (rows: NewProviderRow[]) => repo.insertDirectory(rows),
+
+    /** Labels an entry 'Demo' wherever it shows (the demo data, src/demo.ts). */
+    async markDemo(providerId: string): Promise<void> {
+      await repo.updateDirectoryEntry(providerId, { demo: true, updatedAt: deps.now() });
+    },
 
     /** The live directory, narrowed by name or email, specialty, country and experience bucket. */
     async listDirectory(query: ProviderListQuery): Promise<Provider[]> {
