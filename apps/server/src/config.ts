@@ -147,7 +147,7 @@ export interface Config {
   vendorWebhookTimeoutMs: number;
   /**
    * Seed the labelled demo directory, demo accounts that really accept and deliver orders, and
-   * sample studies (`npm run demo`, src/demo.ts).
+   * sample studies (`npm run demo`, src/modules/demo/demo.service.ts).
    */
   demoData: boolean;
   /** Whether http:// vendor webhooks to this machine are accepted (not production, or VENDOR_ALLOW_LOOPBACK). */

@@ -6,7 +6,7 @@ import { createLogger } from './logger';
 import { repoRoot, webDistDir } from './paths';
 import { buildViewerApp } from './modules/viewer/viewer-app';
 import path from 'node:path';
-import { ensureDemoData } from './demo';
+import { ensureDemoData } from './modules/demo/demo.service';
 import { ensureAdmin } from './seed';
 import { createServices } from './services';
 import { tuneHeapForUploads } from './heap-tuning';

@@ -75,7 +75,7 @@ import { createOwnershipService, type OwnershipService } from './modules/sharing
 import { defaultQuotaBytes } from './modules/studies/quota';
 import { createServicesRepository } from './modules/services/services.repository';
 import { createServicesService, type ServicesService } from './modules/services/services.service';
-import { DEMO_FULFIL, demoFulfilJob } from './demo';
+import { DEMO_FULFIL, demoFulfilJob } from './modules/demo/demo.service';
 import { createRatingsRepository } from './modules/ratings/ratings.repository';
 import { createRatingsService, type RatingsService } from './modules/ratings/ratings.service';
 import { createCatalogueAdminRepository } from './modules/services/catalogue-admin.repository';
@@ -518,7 +518,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     orderEvents.on('paid', async () => {
       await refundUndeliverable();
     });
-    // Demo readers deliver the orders sent to them (src/demo.ts); only when demo data is on.
+    // Demo readers deliver the orders sent to them (src/modules/demo/demo.service.ts); only when demo data is on.
     if (config.demoData)
       orderEvents.on('paid', async ({ orderId }) => {
         await analysisQueue.send(DEMO_FULFIL, { orderId }, { singletonKey: orderId });

@@ -24,7 +24,7 @@ export function squareOf(index: number, count: number, size: number) {
 /**
  * A CT-like series written with dcmjs: 16-bit slices, background 0, a square of value 1000 per
  * slice (see squareOf), explicit VR little endian, with a window that shows both. Used by the
- * tests and benchmarks, and for the sample studies of `npm run demo` (src/demo.ts).
+ * tests and benchmarks, and for the sample studies of `npm run demo` (src/modules/demo/demo.service.ts).
  */
 export function generateSeries(opts: {
   count: number;

@@ -258,10 +258,10 @@ export function createProvidersService(deps: ProvidersDeps) {
       return (await repo.findByKind('automated'))!.id;
     },
 
-    /** Inserts directory entries (the demo directory, src/demo.ts); existing emails are kept. */
+    /** Inserts directory entries (the demo directory, src/modules/demo/demo.service.ts); existing emails are kept. */
     insertDirectory: (rows: NewProviderRow[]) => repo.insertDirectory(rows),
 
-    /** Labels an entry 'Demo' wherever it shows (the demo data, src/demo.ts). */
+    /** Labels an entry 'Demo' wherever it shows (the demo data, src/modules/demo/demo.service.ts). */
     async markDemo(providerId: string): Promise<void> {
       await repo.updateDirectoryEntry(providerId, { demo: true, updatedAt: deps.now() });
     },

@@ -1,20 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { normalizeEmail } from '@mi/contracts/rules';
-import { orders, providers } from './db/schema/index';
-import { generateSeries } from './dicom/synthetic-series';
-import { defineJob } from './jobs/queue';
-import { hashPassword } from './modules/auth/password';
-import type { RequestMeta } from './modules/auth/session-issuer';
-import { instanceKey } from './modules/ingest/storage-keys';
-import { parseDicomHeader } from './modules/studies/dicom-header';
-import { createStudiesRepository } from './modules/studies/studies.repository';
-import { crcOf } from './modules/studies/zip-reader';
-import type { Services } from './services';
+import { generateSeries } from '../../dicom/synthetic-series';
+import { defineJob } from '../../jobs/queue';
+import type { Services } from '../../services';
+import { hashPassword } from '../auth/password';
+import type { RequestMeta } from '../auth/session-issuer';
+import { instanceKey } from '../ingest/storage-keys';
+import { parseDicomHeader } from '../studies/dicom-header';
+import { createStudiesRepository } from '../studies/studies.repository';
+import { crcOf } from '../studies/zip-reader';
+import { createDemoRepository } from './demo.repository';
 
 /**
- * Demo data, only when asked for (`npm run demo`, or DEMO_DATA=true): a small directory of demo
+ * Demo data, only when asked for (`npm run demo`, or DEMO_DATA=true; started from src/main.ts): a small directory of demo
  * professionals and an organisation, their offers, a demo patient with sample studies, and demo
  * readers that really accept and deliver the orders sent to them (the `demo-fulfil` job). Every
  * name carries '(Demo)' and every directory entry the demo flag, so the app labels them 'Demo'
@@ -236,16 +235,12 @@ export const DEMO_FULFIL = { name: 'demo-fulfil', payload: z.object({ orderId: z
  * left alone.
  */
 export function demoFulfilJob(services: Pick<Services, 'database' | 'fulfilment'>) {
+  const repo = createDemoRepository(services.database.db);
   return defineJob({
     ...DEMO_FULFIL,
     retry: { limit: 10, delaySeconds: 15 },
     async handler({ orderId }, { log }) {
-      const [row] = await services.database.db
-        .select({ status: orders.status, readerId: providers.linkedUserId })
-        .from(orders)
-        .innerJoin(providers, eq(providers.id, orders.providerId))
-        .where(and(eq(orders.id, orderId), eq(providers.demo, true)))
-        .limit(1);
+      const row = await repo.findDemoOrder(orderId);
       if (!row?.readerId) return;
       const reader = { id: row.readerId, role: 'professional' as const, email: '' };
       if (row.status === 'pending_approval') await services.fulfilment.accept(reader, orderId, DEMO_META);

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orders, studies, users } from '../src/db/schema/index';
-import { ensureDemoData } from '../src/demo';
-import { ingestFiles } from './helpers/dicom-ingest';
-import { makeDicom, newPatient, uid, type Patient } from './helpers/studies';
-import { createTestContext, eventually, type TestContext } from './helpers/test-app';
+import { orders, studies, users } from '../../../src/db/schema/index';
+import { ensureDemoData } from '../../../src/modules/demo/demo.service';
+import { ingestFiles } from '../../helpers/dicom-ingest';
+import { makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
+import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
 let buyer: Patient;
