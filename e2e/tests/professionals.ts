@@ -20,15 +20,15 @@ export async function adminContext(browser: Browser, baseURL: string): Promise<B
 }
 
 /**
- * A professional applies, the admin approves them, they confirm their email, and the admin links
- * them to a directory provider: the orders sent to that provider are theirs. Signed in, in a
+ * A professional applies, the admin approves them and they confirm their email. With `providerId`,
+ * the admin links them to that organisation: the orders sent to it are theirs. Signed in, in a
  * context of their own, past the onboarding dialog.
  */
 export async function linkedProfessional(
   browser: Browser,
   baseURL: string,
   admin: BrowserContext,
-  providerId: string,
+  providerId: string | null,
   name: { first: string; last: string } = { first: 'Meredith', last: 'Grey' },
 ) {
   const context = await browser.newContext({ baseURL });
@@ -86,8 +86,10 @@ export async function linkedProfessional(
   await page.goto(url.pathname + url.search);
   await expect(page.getByText('Your email address has been verified.')).toBeVisible();
 
-  const linked = await admin.request.put(`/api/admin/providers/${providerId}/link`, { data: { email } });
-  expect(linked.ok(), await linked.text()).toBe(true);
+  if (providerId) {
+    const linked = await admin.request.put(`/api/admin/providers/${providerId}/link`, { data: { email } });
+    expect(linked.ok(), await linked.text()).toBe(true);
+  }
 
   await signIn(page, email);
   const welcome = page.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
@@ -96,4 +98,57 @@ export async function linkedProfessional(
   await welcome.getByRole('button', { name: 'Skip' }).click();
   await expect(welcome).toHaveCount(0);
   return { context, page, email };
+}
+
+/**
+ * A verified professional who completed and published their directory profile and offers the
+ * named services at their list price (through the API of their own signed-in browser context):
+ * the directory lists them and their orders are theirs to accept and deliver. Returns their
+ * provider id with the signed-in context.
+ */
+export async function offeringProfessional(
+  browser: Browser,
+  baseURL: string,
+  admin: BrowserContext,
+  name: { first: string; last: string },
+  services: string[] = ['Expert Review', 'Complete Analysis Package'],
+) {
+  const pro = await linkedProfessional(browser, baseURL, admin, null, name);
+  const api = pro.context.request;
+  const saved = await api.put('/api/professional/profile', {
+    data: {
+      description: 'Reads CT, MRI and X-ray.',
+      yearsOfExperience: '11',
+      credentials: ['MD'],
+      workingHours: { weekdays: '08:00-18:00', weekends: 'Closed' },
+      location: { street: '', city: 'Seattle', state: 'WA', zipCode: '', country: 'United States' },
+      contact: { email: '', mobile: '', website: '' },
+    },
+  });
+  expect(saved.ok(), await saved.text()).toBe(true);
+  const published = await api.post('/api/professional/profile/publish', { data: { published: true } });
+  expect(published.ok(), await published.text()).toBe(true);
+  const offers = (await (await api.get('/api/professional/offers')).json()) as Array<{
+    serviceId: string;
+    serviceName: string;
+    defaultPrice: number;
+    typicalTime: string;
+    supportedModalities: string[];
+  }>;
+  for (const service of services) {
+    const offer = offers.find((o) => o.serviceName === service)!;
+    const res = await api.put(`/api/professional/offers/${offer.serviceId}`, {
+      data: {
+        price: offer.defaultPrice,
+        turnaround: offer.typicalTime,
+        modalities: offer.supportedModalities,
+      },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+  return {
+    ...pro,
+    providerId: (await published.json()).providerId as string,
+    name: `${name.first} ${name.last}`,
+  };
 }
