@@ -85,26 +85,3 @@ export function createSecretSeal(sessionSecret: string) {
   };
 }
 export type SecretSeal = ReturnType<typeof createSecretSeal>;
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/**
- * Why a webhook URL is refused, or null: https only; plain http only to this machine (127.0.0.1,
- * localhost, [::1]) and only where `allowLoopbackHttp` (outside production, or VENDOR_ALLOW_LOOPBACK).
- * No user name or password in the URL and no fragment.
- */
-export function webhookUrlProblem(value: string, allowLoopbackHttp: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'The webhook URL is not a valid URL.';
-  }
-  if (url.username || url.password) return 'The webhook URL must not contain a user name or password.';
-  if (url.hash) return 'The webhook URL must not contain a fragment (#).';
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) {
-    return allowLoopbackHttp ? null : 'The webhook URL must start with https:// in production.';
-  }
-  return 'The webhook URL must start with https://.';
-}

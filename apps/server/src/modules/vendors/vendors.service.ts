@@ -24,9 +24,15 @@ import {
   signRequest,
   VENDOR_TOKEN_PREFIX,
   verifyRequest,
-  webhookUrlProblem,
 } from './vendor-crypto';
 import type { VendorOrderView, VendorsRepository } from './vendors.repository';
+import {
+  createWebhookSender,
+  resolveHost,
+  WebhookTargetError,
+  webhookTargetProblem,
+  type ResolveHost,
+} from './webhook-target';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const PROVIDER_NOT_FOUND = 'Provider not found.';
@@ -49,8 +55,10 @@ export interface VendorsDeps {
   log: Logger;
   /** Our public address: the DICOMweb root and the callback URL sent to the vendor are on it. */
   publicUrl: string;
-  /** Whether http:// webhooks to this machine are accepted (outside production, or by configuration). */
+  /** Whether webhooks to this machine are accepted (outside production, or VENDOR_ALLOW_LOOPBACK). */
   allowLoopbackHttp: boolean;
+  /** How webhook host names are resolved (DNS by default); see webhook-target.ts. */
+  resolveHost?: ResolveHost;
   /** How long a webhook call may take (VENDOR_WEBHOOK_TIMEOUT_SECONDS). */
   webhookTimeoutMs: number;
   /** How long a DICOMweb credential lives at most (it also ends with the order). */
@@ -90,6 +98,12 @@ export function createVendorsService(deps: VendorsDeps) {
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
 
   const audit = actorAudit(deps.audit);
+  const resolve = deps.resolveHost ?? resolveHost;
+  const sendWebhook = createWebhookSender({
+    allowLoopback: deps.allowLoopbackHttp,
+    resolve,
+    timeoutMs: deps.webhookTimeoutMs,
+  });
 
   async function requireProvider(providerId: string) {
     const found = UUID.test(providerId) ? await repo.findProvider(providerId) : undefined;
@@ -119,14 +133,17 @@ export function createVendorsService(deps: VendorsDeps) {
       (v.order.status === 'pending_approval' || v.order.status === 'in_progress') &&
       !v.automatedReportAt);
 
-  /** POSTs the signed webhook; throws VendorDispatchError unless the vendor answers 2xx. */
+  /**
+   * POSTs the signed webhook, only to an allowed address (checked as it connects, webhook-target.ts);
+   * throws VendorDispatchError unless the vendor answers 2xx. A redirect is a failure, never followed.
+   */
   async function postWebhook(url: string, secret: string, body: string): Promise<number> {
     const timestamp = nowSeconds();
-    let res: Response;
+    let status: number;
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: {
+      status = await sendWebhook(
+        url,
+        {
           'content-type': 'application/json',
           'user-agent': 'medical-imaging-platform/vendor-webhook',
           [VENDOR_HEADERS.timestamp]: String(timestamp),
@@ -135,27 +152,21 @@ export function createVendorsService(deps: VendorsDeps) {
           [VENDOR_HEADERS.delivery]: randomUUID(),
         },
         body,
-        // A redirect could point anywhere (another host, our own network): it is a failure, never followed.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(deps.webhookTimeoutMs),
-      });
+      );
     } catch (err) {
       const name = (err as Error)?.name;
       throw new VendorDispatchError(
-        name === 'TimeoutError' || name === 'AbortError'
-          ? `the vendor did not answer within ${deps.webhookTimeoutMs / 1000} s`
-          : 'the vendor could not be reached',
+        err instanceof WebhookTargetError
+          ? `the webhook was not sent: ${err.message}`
+          : name === 'TimeoutError' || name === 'AbortError'
+            ? `the vendor did not answer within ${deps.webhookTimeoutMs / 1000} s`
+            : 'the vendor could not be reached',
       );
     }
-    // The answer's body is not read: only its status counts.
-    await res.body?.cancel().catch(() => undefined);
-    if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400))
-      throw new VendorDispatchError(
-        `the vendor answered with a redirect (${res.status}), which is not followed`,
-      );
-    if (res.status < 200 || res.status >= 300)
-      throw new VendorDispatchError(`the vendor answered ${res.status}`);
-    return res.status;
+    if (status >= 300 && status < 400)
+      throw new VendorDispatchError(`the vendor answered with a redirect (${status}), which is not followed`);
+    if (status < 200 || status >= 300) throw new VendorDispatchError(`the vendor answered ${status}`);
+    return status;
   }
 
   return {
@@ -175,7 +186,10 @@ export function createVendorsService(deps: VendorsDeps) {
       ): Promise<VendorConfigResponse['data']> {
         const provider = await requireProvider(providerId);
         const { webhookUrl } = vendorWebhookBodySchema.parse(body);
-        const problem = webhookUrlProblem(webhookUrl, deps.allowLoopbackHttp);
+        const problem = await webhookTargetProblem(webhookUrl, {
+          allowLoopback: deps.allowLoopbackHttp,
+          resolve,
+        });
         if (problem) {
           await audit(
             admin,

@@ -197,8 +197,12 @@ beforeAll(async () => {
   admin = await newPatient(ctx, 'admin-vendor@example.com');
   await ctx.services.users.update(admin.id, { role: 'admin' });
   const serviceId = async (name: string) =>
-    (await db().select({ id: analysisServices.id }).from(analysisServices).where(eq(analysisServices.name, name)))[0]!
-      .id;
+    (
+      await db()
+        .select({ id: analysisServices.id })
+        .from(analysisServices)
+        .where(eq(analysisServices.name, name))
+    )[0]!.id;
   aiServiceId = await serviceId('AI Quick Analysis');
   combinedServiceId = await serviceId('Complete Analysis Package');
   // Organisations are added by admins; their offers are sold once someone can deliver them.
@@ -254,6 +258,9 @@ describe('admin: a provider becomes an external AI vendor', () => {
       'http://vendor.example.com/hook',
       'https://u:p@vendor.example.com/',
       'not a url',
+      // Inside addresses, even where loopback is allowed (webhook-target.test.ts has the rest).
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data/',
     ])
       expect(
         (await call(admin, 'PUT', `/api/admin/providers/${vendorId}/vendor`, { webhookUrl: bad })).statusCode,
