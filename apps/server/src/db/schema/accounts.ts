@@ -40,8 +40,12 @@ export const emailTokens = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    purpose: text('purpose', { enum: ['password_reset', 'email_verify', 'sign_in_unlock'] }).notNull(),
+    purpose: text('purpose', {
+      enum: ['password_reset', 'email_verify', 'sign_in_unlock', 'email_change'],
+    }).notNull(),
     tokenHash: text('token_hash').notNull(),
+    /** The address an `email_change` token moves the account to once its link is opened. */
+    newEmail: text('new_email'),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

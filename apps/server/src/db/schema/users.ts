@@ -79,6 +79,11 @@ export const sessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokedReason: text('revoked_reason'),
+    /**
+     * When the user last proved it is them in this session (password, second-factor code, Google),
+     * for security settings (modules/auth/fresh-proof.ts); the sign-in itself counts as one.
+     */
+    reauthenticatedAt: timestamp('reauthenticated_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('sessions_auth_token_hash_key').on(t.authTokenHash),
