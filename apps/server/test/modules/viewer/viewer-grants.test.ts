@@ -81,7 +81,7 @@ async function openViewer(c: TestContext, viewerApp: FastifyInstance, authToken:
   return { read, grant };
 }
 
-async function warm(c: TestContext, read: () => ReturnType<FastifyInstance['inject']>) {
+async function warm(c: TestContext, read: () => Promise<{ statusCode: number }>) {
   expect((await read()).statusCode).toBe(200);
   const before = c.services.viewerGrants.stats().hits;
   expect((await read()).statusCode).toBe(200);
@@ -89,7 +89,7 @@ async function warm(c: TestContext, read: () => ReturnType<FastifyInstance['inje
 }
 
 /** The grant's next read, started within 100 ms of the moment the session ended. */
-async function readSoonAfter(endedAt: number, read: () => ReturnType<FastifyInstance['inject']>) {
+async function readSoonAfter(endedAt: number, read: () => Promise<{ statusCode: number }>) {
   expect(Date.now() - endedAt).toBeLessThan(SOON_MS);
   return (await read()).statusCode;
 }
