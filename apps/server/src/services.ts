@@ -17,6 +17,8 @@ import { createGoogleVerifier } from './modules/auth/google-verifier';
 import { createMfaRepository } from './modules/auth/mfa.repository';
 import { createMfaService, type MfaService } from './modules/auth/mfa.service';
 import { createRecoveryService, type RecoveryService } from './modules/auth/recovery.service';
+import { createFreshProofRule } from './modules/auth/fresh-proof';
+import { createSecurityService, type SecurityService } from './modules/auth/security.service';
 import { createSecrets } from './modules/auth/secrets';
 import { createSessionIssuer } from './modules/auth/session-issuer';
 import { createSessionCache, type SessionCache } from './modules/auth/session-cache';
@@ -125,6 +127,8 @@ export interface Services {
   sessionCache: SessionCache;
   mfa: MfaService;
   recovery: RecoveryService;
+  /** Proofs of identity for security settings; changing the password and the email address. */
+  security: SecurityService;
   usersService: UsersService;
   professionals: ProfessionalsService;
   /** Admin area: the mail outbox and failed jobs. */
@@ -309,6 +313,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
 
     // Accounts.
     const issueSession = createSessionIssuer({ sessions, audit, sessionMaxMs: config.sessionMaxMs, now });
+    // Security settings need a recent proof of identity (modules/auth/fresh-proof.ts).
+    const requireFreshProof = createFreshProofRule({ audit, now });
     const mfa = createMfaService({
       users,
       repo: mfaRepo,
@@ -317,6 +323,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       throttle,
       secrets,
       issueSession,
+      requireFreshProof,
       now,
     });
     const signInProtection = createSignInProtection({
@@ -341,6 +348,9 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       appUrl: config.publicUrl,
       now,
     });
+    const verifyGoogleToken = config.googleClientId
+      ? createGoogleVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, now })
+      : undefined;
     const auth = createAuthService({
       users,
       sessions,
@@ -352,15 +362,35 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       mfa,
       recovery,
       issueSession,
-      verifyGoogleToken: config.googleClientId
-        ? createGoogleVerifier({ clientId: config.googleClientId, jwksUrl: config.googleJwksUrl, now })
-        : undefined,
+      verifyGoogleToken,
       appUrl: config.publicUrl,
       sessionIdleMs: config.sessionIdleMs,
       referrals: invitations,
+      requireFreshProof,
       now,
     });
-    const usersService = createUsersService({ users, audit, now });
+    const security = createSecurityService({
+      users,
+      sessions,
+      tokens: emailTokens,
+      mfaRepo,
+      mfa,
+      mail,
+      audit,
+      throttle,
+      requireFreshProof,
+      verifyGoogleToken,
+      appUrl: config.publicUrl,
+      now,
+    });
+    const usersService = createUsersService({
+      users,
+      audit,
+      mail,
+      requireFreshProof,
+      appUrl: config.publicUrl,
+      now,
+    });
     const professionals = createProfessionalsService({ users, audit, mail, appUrl: config.publicUrl, now });
 
     // Studies, the viewer and thumbnails.
@@ -631,6 +661,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       sessionCache,
       mfa,
       recovery,
+      security,
       usersService,
       professionals,
       admin,

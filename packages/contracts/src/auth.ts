@@ -30,6 +30,10 @@ export const userSchema = z.object({
   shareMedicalDataUpdatedAt: z.string().nullable(),
   uploadLimits: z.object({ currentStorageGB: z.number(), maxStorageGB: z.number() }),
   createdAt: z.string(),
+  /** The account has a password (Google-only accounts have none). */
+  hasPassword: z.boolean(),
+  /** The account signs in with Google too (or only). */
+  googleLinked: z.boolean(),
 });
 export type User = z.infer<typeof userSchema>;
 
@@ -239,3 +243,34 @@ export const updateUserBodySchema = z.strictObject({
   welcomeModalShown: z.boolean().optional(),
 });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
+
+/**
+ * Security settings (turning two-factor off, changing its method, the authenticator and its recovery
+ * codes, the password, the email, signing out other devices) need a proof of identity from the last
+ * few minutes: the sign-in itself, or POST /api/auth/reauthenticate. An older one gets 403
+ * REAUTH_REQUIRED and the app asks for the password, a second-factor code or Google.
+ */
+export const SECURITY_REAUTH_WINDOW_MINUTES = 5;
+export const reauthenticateBodySchema = z.union([
+  z.strictObject({ password: z.string().min(1, 'Password is required').max(256) }),
+  z.strictObject({ code: z.string().trim().min(1, 'Code is required').max(50) }),
+  z.strictObject({ googleCredential: z.string().min(1).max(4096) }),
+]);
+export type ReauthenticateBody = z.infer<typeof reauthenticateBodySchema>;
+export const reauthenticateResponseSchema = z.object({
+  message: z.string(),
+  /** Until when security settings may be changed without another proof. */
+  validUntil: z.string(),
+});
+export type ReauthenticateResponse = z.infer<typeof reauthenticateResponseSchema>;
+
+/** POST /api/auth/password: the current password proves it is you (or a recent proof, for Google-only accounts). */
+export const changePasswordBodySchema = z.strictObject({
+  currentPassword: z.string().min(1, 'Current password is required').max(256).optional(),
+  newPassword: resetPasswordSchema,
+});
+export type ChangePasswordBody = z.infer<typeof changePasswordBodySchema>;
+
+/** POST /api/auth/email: a confirmation link goes to the new address; the change happens when it is opened. */
+export const changeEmailBodySchema = z.strictObject({ newEmail: emailSchema });
+export type ChangeEmailBody = z.infer<typeof changeEmailBodySchema>;

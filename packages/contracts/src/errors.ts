@@ -27,7 +27,10 @@ export const errorStatus = {
   GOOGLE_AUTH_FAILED: 401,
   FORBIDDEN: 403,
   ACCOUNT_INACTIVE: 403,
-  /** An admin action after the recent-sign-in window: sign in again (password, then code). */
+  /**
+   * An admin action after the recent-sign-in window (sign in again: password, then code), or a
+   * security setting without a recent proof of identity (POST /api/auth/reauthenticate).
+   */
   REAUTH_REQUIRED: 403,
   ACCOUNT_DISABLED: 403,
   NOT_FOUND: 404,

@@ -168,6 +168,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
         authRoutes({
           auth: services.auth,
           recovery: services.recovery,
+          security: services.security,
           captcha: services.captcha,
           config,
         }),

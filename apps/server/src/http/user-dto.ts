@@ -33,5 +33,7 @@ export function toUserDto(row: UserRow, defaultMaxStorageGB: number): User {
         row.maxStorageBytes !== null ? round(row.maxStorageBytes / BYTES_PER_GB) : defaultMaxStorageGB,
     },
     createdAt: row.createdAt.toISOString(),
+    hasPassword: row.passwordHash !== null,
+    googleLinked: row.googleSub !== null,
   };
 }

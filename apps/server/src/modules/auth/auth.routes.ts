@@ -1,12 +1,16 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  changeEmailBodySchema,
+  changePasswordBodySchema,
   forgotPasswordBodySchema,
   googleLoginBodySchema,
   loginBodySchema,
   loginResponseSchema,
   messageSchema,
   publicConfigSchema,
+  reauthenticateBodySchema,
+  reauthenticateResponseSchema,
   refreshBodySchema,
   registerBodySchema,
   resetPasswordBodySchema,
@@ -20,7 +24,7 @@ import {
 } from '@mi/contracts/auth';
 import { errorBodySchema } from '@mi/contracts/errors';
 import { z } from 'zod';
-import { requestMeta, requireSession } from '../../http/auth-hook';
+import { requestMeta, requireSession, requireUser } from '../../http/auth-hook';
 import {
   clearMfaPendingCookie,
   clearSessionCookies,
@@ -37,6 +41,7 @@ import type { CaptchaVerifier } from '../../ports/captcha/captcha';
 import type { AuthService, SignInResult } from './auth.service';
 import { CHALLENGE_TTL_MS } from './mfa.service';
 import type { RecoveryService } from './recovery.service';
+import type { SecurityService } from './security.service';
 
 const authRateLimit = { rateLimit: { max: 30, timeWindow: '1 minute' } };
 const recoveryRateLimit = { rateLimit: { max: 10, timeWindow: '1 minute' } };
@@ -51,6 +56,7 @@ const errors = {
 export interface AuthRoutesOptions {
   auth: AuthService;
   recovery: RecoveryService;
+  security: SecurityService;
   captcha: CaptchaVerifier;
   config: Pick<
     Config,
@@ -59,7 +65,13 @@ export interface AuthRoutesOptions {
 }
 
 /** Sign-up, sign-in (password, Google, refresh, unlock), sign-out, sessions, recovery and email checks. */
-export function authRoutes({ auth, recovery, captcha, config }: AuthRoutesOptions): FastifyPluginAsyncZod {
+export function authRoutes({
+  auth,
+  recovery,
+  security,
+  captcha,
+  config,
+}: AuthRoutesOptions): FastifyPluginAsyncZod {
   const secure = config.secureCookies;
 
   /** The login answer: tokens when signed in, or mfaEnabled plus the pending-login token. */
@@ -315,12 +327,14 @@ export function authRoutes({ auth, recovery, captcha, config }: AuthRoutesOption
         config: recoveryRateLimit,
         schema: {
           tags: ['auth'],
-          summary: 'Confirm email ownership with the emailed link',
+          summary: 'Confirm email ownership (or a change of address) with the emailed link',
           body: verifyEmailBodySchema,
           response: { 200: messageSchema, ...errors },
         },
       },
-      async (req) => recovery.verifyEmail(req.body.token, requestMeta(req)),
+      async (req) =>
+        (await security.confirmEmailChange(req.body.token, requestMeta(req))) ??
+        recovery.verifyEmail(req.body.token, requestMeta(req)),
     );
 
     app.post(
@@ -334,6 +348,66 @@ export function authRoutes({ auth, recovery, captcha, config }: AuthRoutesOption
         },
       },
       async (req) => recovery.resendEmailVerification(requireSession(req).user, requestMeta(req)),
+    );
+
+    app.post(
+      '/auth/reauthenticate',
+      {
+        config: recoveryRateLimit,
+        schema: {
+          tags: ['auth'],
+          summary: 'Confirm it is you, so security settings may be changed for the next few minutes',
+          description:
+            'One of: the current password, a second-factor code (authenticator, or emailed by /auth/reauthenticate/code), or a Google ID token of your Google account issued in the last few minutes.',
+          body: reauthenticateBodySchema,
+          response: { 200: reauthenticateResponseSchema, ...errors },
+        },
+      },
+      async (req) => security.reauthenticate(requireUser(req), req.body, requestMeta(req)),
+    );
+
+    app.post(
+      '/auth/reauthenticate/code',
+      {
+        config: recoveryRateLimit,
+        schema: {
+          tags: ['auth'],
+          summary: 'Email a code to confirm it is you (accounts with two-factor sign-in by email)',
+          response: { 200: messageSchema, ...errors },
+        },
+      },
+      async (req) => security.sendCode(requireUser(req), requestMeta(req)),
+    );
+
+    app.post(
+      '/auth/password',
+      {
+        config: recoveryRateLimit,
+        schema: {
+          tags: ['auth'],
+          summary: 'Change your password; your other sessions are signed out',
+          description:
+            'With `currentPassword`; an account without a password (Google) sets one after a recent proof of identity.',
+          body: changePasswordBodySchema,
+          response: { 200: messageSchema, ...errors },
+        },
+      },
+      async (req) => security.changePassword(requireUser(req), req.body, requestMeta(req)),
+    );
+
+    app.post(
+      '/auth/email',
+      {
+        config: recoveryRateLimit,
+        schema: {
+          tags: ['auth'],
+          summary: 'Change your email address: a confirmation link goes to the new one',
+          description: 'Needs a recent proof of identity (POST /api/auth/reauthenticate).',
+          body: changeEmailBodySchema,
+          response: { 200: messageSchema, ...errors },
+        },
+      },
+      async (req) => security.requestEmailChange(requireUser(req), req.body.newEmail, requestMeta(req)),
     );
 
     app.get(
@@ -371,7 +445,7 @@ export function authRoutes({ auth, recovery, captcha, config }: AuthRoutesOption
       {
         schema: {
           tags: ['auth'],
-          summary: 'End every other session',
+          summary: 'End every other session (needs a recent proof of identity)',
           response: { 200: messageSchema, 401: errorBodySchema },
         },
       },

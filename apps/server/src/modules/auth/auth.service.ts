@@ -17,6 +17,7 @@ import type { Throttle } from './throttle.repository';
 import { LOGIN_WINDOW_MS, type SignInProtection } from './sign-in-protection';
 import { hashToken, newToken } from './tokens';
 import { describeUserAgent } from './user-agent';
+import type { FreshProofRule } from './fresh-proof';
 
 export type { IssuedSession, RequestMeta } from './session-issuer';
 
@@ -62,6 +63,8 @@ interface Deps {
   sessionIdleMs: number;
   /** Registration through an emailed invitation (`referral`). */
   referrals?: Pick<InvitationsService, 'registerWithReferral'>;
+  /** Signing out other devices needs a recent proof of identity (fresh-proof.ts). */
+  requireFreshProof: FreshProofRule;
   now: () => Date;
 }
 
@@ -455,12 +458,16 @@ export function createAuthService(deps: Deps) {
         }));
     },
 
-    /** Ends one of the user's own sessions; anyone else's id is "not found". */
+    /**
+     * Ends one of the user's own sessions; anyone else's id is "not found". Signing out another
+     * device needs a recent proof of identity (this one's is a sign-out, which needs none).
+     */
     async revokeSession(
       auth: { user: UserRow; session: SessionRow },
       sessionId: string,
       meta: RequestMeta,
     ): Promise<void> {
+      if (sessionId !== auth.session.id) await deps.requireFreshProof(auth, 'auth.session_revoked', meta);
       const done =
         /^[0-9a-f-]{36}$/i.test(sessionId) &&
         (await deps.sessions.revokeForUser(auth.user.id, sessionId, 'revoked_by_user', now()));
@@ -477,11 +484,12 @@ export function createAuthService(deps: Deps) {
       if (!done) throw new AppError('NOT_FOUND', 'Session not found');
     },
 
-    /** Ends every other session of the user (Settings "sign out other devices"). */
+    /** Ends every other session of the user (Settings "sign out other devices"); needs a recent proof. */
     async revokeOtherSessions(
       auth: { user: UserRow; session: SessionRow },
       meta: RequestMeta,
     ): Promise<number> {
+      await deps.requireFreshProof(auth, 'auth.session_revoked', meta);
       const n = await deps.sessions.revokeAllForUser(auth.user.id, 'revoked_by_user', {
         exceptId: auth.session.id,
         at: now(),

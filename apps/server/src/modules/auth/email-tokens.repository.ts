@@ -3,14 +3,23 @@ import type { Db } from '../../db/client';
 import { hashToken, newToken } from './tokens';
 import { emailTokens } from '../../db/schema/index';
 
-export type EmailTokenPurpose = 'password_reset' | 'email_verify' | 'sign_in_unlock';
+export type EmailTokenPurpose = 'password_reset' | 'email_verify' | 'sign_in_unlock' | 'email_change';
 export type EmailTokenRow = typeof emailTokens.$inferSelect;
 
 /** Single-use emailed tokens, stored as hashes. */
 export function createEmailTokensRepository(db: Db) {
   return {
-    /** A new token for the user, valid for `ttlMs` from `at`; only its hash is stored. */
-    async issue(userId: string, purpose: EmailTokenPurpose, ttlMs: number, at: Date): Promise<string> {
+    /**
+     * A new token for the user, valid for `ttlMs` from `at`; only its hash is stored. An
+     * `email_change` token carries the address it moves the account to.
+     */
+    async issue(
+      userId: string,
+      purpose: EmailTokenPurpose,
+      ttlMs: number,
+      at: Date,
+      newEmail?: string,
+    ): Promise<string> {
       const token = newToken();
       await this.insert({
         userId,
@@ -18,6 +27,7 @@ export function createEmailTokensRepository(db: Db) {
         tokenHash: hashToken(token),
         expiresAt: new Date(at.getTime() + ttlMs),
         createdAt: at,
+        newEmail: newEmail ?? null,
       });
       return token;
     },
@@ -27,6 +37,7 @@ export function createEmailTokensRepository(db: Db) {
       tokenHash: string;
       expiresAt: Date;
       createdAt: Date;
+      newEmail?: string | null;
     }) {
       await db.insert(emailTokens).values(values);
     },

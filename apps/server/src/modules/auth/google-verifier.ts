@@ -5,6 +5,8 @@ export interface GoogleIdentity {
   email: string | null;
   emailVerified: boolean;
   name: string | null;
+  /** When Google issued the token (its `iat`): a sign-in is only as fresh as this. */
+  issuedAt: Date;
 }
 
 const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
@@ -35,6 +37,7 @@ export function createGoogleVerifier(opts: { clientId: string; jwksUrl: string; 
       email,
       emailVerified: email !== null && verified,
       name: typeof payload.name === 'string' ? payload.name : null,
+      issuedAt: new Date((payload.iat ?? 0) * 1000),
     };
   };
 }

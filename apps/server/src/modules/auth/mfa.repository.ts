@@ -27,6 +27,27 @@ export function createMfaRepository(db: Db) {
         .limit(1);
       return row;
     },
+    /** The newest live challenge of the user opened for this purpose (`firstFactor`), if any. */
+    async findLiveChallengeFor(
+      userId: string,
+      firstFactor: string,
+      at: Date,
+    ): Promise<MfaChallengeRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(mfaChallenges)
+        .where(
+          and(
+            eq(mfaChallenges.userId, userId),
+            eq(mfaChallenges.firstFactor, firstFactor),
+            isNull(mfaChallenges.consumedAt),
+            gt(mfaChallenges.expiresAt, at),
+          ),
+        )
+        .orderBy(desc(mfaChallenges.createdAt))
+        .limit(1);
+      return row;
+    },
     /** Ends the challenge; false if another request already did (one sign-in per challenge). */
     async consumeChallenge(id: string, at: Date): Promise<boolean> {
       const rows = await db

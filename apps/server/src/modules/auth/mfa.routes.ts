@@ -84,11 +84,11 @@ export function mfaRoutes({
         config: mfaRateLimit,
         schema: {
           tags: ['auth'],
-          summary: 'Start authenticator-app enrolment',
+          summary: 'Start authenticator-app enrolment (needs a recent proof of identity)',
           response: { 200: totpSetupResponseSchema, ...errors },
         },
       },
-      async (req) => mfa.setupTotp(requireUser(req).user, requestMeta(req)),
+      async (req) => mfa.setupTotp(requireUser(req), requestMeta(req)),
     );
 
     app.post(
@@ -104,7 +104,7 @@ export function mfaRoutes({
       },
       async (req) => {
         const { user, recoveryCodes } = await mfa.confirmTotp(
-          requireUser(req).user,
+          requireUser(req),
           req.body.code,
           requestMeta(req),
         );
@@ -121,12 +121,12 @@ export function mfaRoutes({
       {
         schema: {
           tags: ['auth'],
-          summary: 'Remove the authenticator app',
+          summary: 'Remove the authenticator app and its recovery codes (needs a recent proof of identity)',
           response: { 200: userSchema, ...errors },
         },
       },
       async (req) =>
-        toUserDto(await mfa.removeTotp(requireUser(req).user, requestMeta(req)), config.defaultMaxStorageGB),
+        toUserDto(await mfa.removeTotp(requireUser(req), requestMeta(req)), config.defaultMaxStorageGB),
     );
   };
 }

@@ -11,6 +11,8 @@ import { newRecoveryCode, newSixDigitCode, normalizeRecoveryCode, type Secrets }
 import type { IssuedSession, IssueSession, RequestMeta } from './session-issuer';
 import type { Throttle } from './throttle.repository';
 import { hashToken, newToken } from './tokens';
+import type { AuthenticatedSession } from './auth.service';
+import type { FreshProofRule } from './fresh-proof';
 
 export const MFA_INVALID_MESSAGE = 'Invalid/Expired Code';
 const MFA_EXPIRED_MESSAGE = 'Your sign-in has expired. Please sign in again.';
@@ -35,8 +37,15 @@ interface Deps {
   throttle: Throttle;
   secrets: Secrets;
   issueSession: IssueSession;
+  /** Security settings (the authenticator, its recovery codes) need a recent proof (fresh-proof.ts). */
+  requireFreshProof: FreshProofRule;
   now: () => Date;
 }
+
+type SignedIn = Pick<AuthenticatedSession, 'user' | 'session'>;
+
+/** The pending sign-in that carries a session's emailed re-authentication codes. */
+const proofChallengeOf = (sessionId: string) => `reauth:${sessionId}`;
 
 export interface PendingSignIn {
   mfaToken: string;
@@ -85,7 +94,7 @@ export function createMfaService(deps: Deps) {
     challenge: MfaChallengeRow,
     user: UserRow,
     meta: RequestMeta,
-    reason: 'login' | 'resend',
+    reason: 'login' | 'resend' | 'reauthenticate',
   ) {
     const code = newSixDigitCode();
     const at = now();
@@ -121,12 +130,13 @@ export function createMfaService(deps: Deps) {
     meta: RequestMeta,
     reason: string,
     details: Record<string, unknown> = {},
+    action = 'auth.mfa.verify',
   ): Promise<never> {
     await Promise.all([
       deps.throttle.hit(`mfa:verify:account:${user.id}`),
       deps.throttle.hit(`mfa:verify:ip:${meta.ip}`),
     ]);
-    await audit(user, 'auth.mfa.verify', 'failure', meta, { reason, ...details });
+    await audit(user, action, 'failure', meta, { reason, ...details });
     throw new AppError('MFA_INVALID', MFA_INVALID_MESSAGE);
   }
 
@@ -243,8 +253,85 @@ export function createMfaService(deps: Deps) {
       return { message: 'A new verification code has been sent to your email.' };
     },
 
+    /**
+     * A second-factor code as a proof of identity for security settings (POST
+     * /api/auth/reauthenticate): the authenticator's current code when one is enrolled, otherwise a
+     * code emailed for this session (sendProofCode). Same limits as the sign-in's second factor.
+     */
+    async proveWithCode(auth: SignedIn, code: string, meta: RequestMeta): Promise<'totp' | 'email'> {
+      const user = (await deps.users.findById(auth.user.id)) ?? auth.user;
+      const action = 'auth.reauthenticate';
+      await enforceLimits(user, meta);
+      const secret = code.trim();
+      if (user.totpSecret) {
+        const step = checkTotp(user, secret, user.totpSecret);
+        if (step === null) await countFailure(user, meta, 'wrong_code', { method: 'totp' }, action);
+        await deps.users.update(user.id, { totpLastStep: step });
+        return 'totp';
+      }
+      const at = now();
+      const challenge = user.mfaEnabled
+        ? await deps.repo.findLiveChallengeFor(user.id, proofChallengeOf(auth.session.id), at)
+        : undefined;
+      const latest = challenge ? await deps.repo.latestCode(challenge.id) : undefined;
+      if (!challenge || !latest || latest.usedAt || latest.expiresAt.getTime() <= at.getTime())
+        await countFailure(
+          user,
+          meta,
+          latest?.usedAt ? 'code_spent' : 'no_code',
+          { method: 'email' },
+          action,
+        );
+      if (!deps.secrets.sameHash(latest!.codeHash, deps.secrets.hashCode(challenge!.id, secret))) {
+        const tries = await deps.repo.failCode(latest!.id, MAX_TRIES_PER_CODE, at);
+        await countFailure(user, meta, 'wrong_code', { method: 'email', tries }, action);
+      }
+      if (!(await deps.repo.useCode(latest!.id, at)))
+        await countFailure(user, meta, 'code_spent', { method: 'email' }, action);
+      await deps.repo.consumeChallenge(challenge!.id, at);
+      return 'email';
+    },
+
+    /**
+     * Emails a code that proves it is you to this session (POST /api/auth/reauthenticate/code): for
+     * accounts whose second factor is emailed codes; at most one every 30 s, five in 15 minutes.
+     */
+    async sendProofCode(auth: SignedIn, meta: RequestMeta): Promise<{ message: string }> {
+      const user = (await deps.users.findById(auth.user.id)) ?? auth.user;
+      if (!user.mfaEnabled || user.totpSecret)
+        throw new AppError(
+          'BAD_REQUEST',
+          user.totpSecret
+            ? 'Use the code from your authenticator app.'
+            : 'Codes are sent to accounts with two-factor sign-in by email. Use your password instead.',
+        );
+      const at = now();
+      const firstFactor = proofChallengeOf(auth.session.id);
+      let challenge = await deps.repo.findLiveChallengeFor(user.id, firstFactor, at);
+      const last = challenge ? await deps.repo.latestCode(challenge.id) : undefined;
+      const tooSoon = last && at.getTime() - last.createdAt.getTime() < RESEND_COOLDOWN_MS;
+      const key = `mfa:resend:account:${user.id}`;
+      if (tooSoon || (await deps.throttle.count(key, WINDOW_MS)) >= MAX_RESENDS_PER_ACCOUNT) {
+        await audit(user, 'auth.mfa.sent', 'denied', meta, { reason: tooSoon ? 'cooldown' : 'rate_limited' });
+        throw new AppError('RATE_LIMITED', 'Please wait before requesting another code.');
+      }
+      await deps.throttle.hit(key);
+      challenge ??= await deps.repo.insertChallenge({
+        userId: user.id,
+        tokenHash: hashToken(newToken()),
+        method: 'email',
+        firstFactor,
+        expiresAt: new Date(at.getTime() + CHALLENGE_TTL_MS),
+        createdAt: at,
+      });
+      await sendCode(challenge, user, meta, 'reauthenticate');
+      return { message: `A verification code has been sent to ${user.email}.` };
+    },
+
     /** Starts authenticator enrolment: a new secret, kept pending until a first code confirms it. */
-    async setupTotp(user: UserRow, meta: RequestMeta) {
+    async setupTotp(auth: SignedIn, meta: RequestMeta) {
+      await deps.requireFreshProof(auth, 'auth.mfa.totp_setup', meta);
+      const user = auth.user;
       const secret = new Secret({ size: 20 }).base32;
       const totp = totpFor(secret, user.email);
       await deps.users.update(user.id, { totpPendingSecret: deps.secrets.encrypt(secret), updatedAt: now() });
@@ -256,10 +343,13 @@ export function createMfaService(deps: Deps) {
 
     /** Finishes enrolment with a first code; the authenticator becomes the method and recovery codes are issued once. */
     async confirmTotp(
-      user: UserRow,
+      auth: SignedIn,
       code: string,
       meta: RequestMeta,
     ): Promise<{ user: UserRow; recoveryCodes: string[] }> {
+      // It replaces the recovery codes and the method: a security setting.
+      await deps.requireFreshProof(auth, 'auth.mfa.totp_enrolled', meta);
+      const user = auth.user;
       const step = user.totpPendingSecret
         ? checkTotp({ ...user, totpLastStep: null }, code, user.totpPendingSecret)
         : null;
@@ -289,8 +379,10 @@ export function createMfaService(deps: Deps) {
       return { user: updated ?? user, recoveryCodes };
     },
 
-    /** Removes the authenticator; a user who used it falls back to emailed codes. */
-    async removeTotp(user: UserRow, meta: RequestMeta): Promise<UserRow> {
+    /** Removes the authenticator and revokes its recovery codes; a user who used it falls back to emailed codes. */
+    async removeTotp(auth: SignedIn, meta: RequestMeta): Promise<UserRow> {
+      await deps.requireFreshProof(auth, 'auth.mfa.totp_removed', meta);
+      const user = auth.user;
       await deps.repo.replaceRecoveryCodes(user.id, [], now());
       const updated = await deps.users.update(user.id, {
         totpSecret: null,

@@ -67,6 +67,19 @@ export function createSessionsRepository(db: Db, cache?: SessionCache) {
       await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id));
       cache?.touched(id, at);
     },
+    /** Records a fresh proof of identity in the session (security settings, fresh-proof.ts). */
+    async markReauthenticated(id: string, at: Date): Promise<void> {
+      const since = mark();
+      const rows = await db
+        .update(sessions)
+        .set({ reauthenticatedAt: at })
+        .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)))
+        .returning({ id: sessions.id });
+      await changed(
+        rows.map((r) => r.id),
+        since,
+      );
+    },
     /** Swaps both tokens atomically; fails (returns false) if the old refresh token was already used. */
     async rotate(
       id: string,

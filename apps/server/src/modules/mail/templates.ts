@@ -171,19 +171,26 @@ export function signInUnlockEmail(p: { link: string; minutes: number }): MailCon
   return { subject, text, html: layout(subject, body) };
 }
 
-export function passwordChangedEmail(p: { appUrl: string }): MailContent {
+/**
+ * Sent whenever the password changes: by a reset link (every session signed out) or in Settings
+ * (the other sessions signed out).
+ */
+export function passwordChangedEmail(p: { appUrl: string; how?: 'reset' | 'settings' }): MailContent {
   const subject = 'Your Medical Imaging password was changed';
+  const what =
+    p.how === 'settings'
+      ? 'The password of your Medical Imaging account was just changed in Settings, and your other sessions were signed out.'
+      : 'The password of your Medical Imaging account was just reset, and every session was signed out.';
   return {
     subject,
-    text: `The password of your Medical Imaging account was just reset, and every session was signed out.\n\nIf this was not you, reset it again at ${p.appUrl}/forgot-password and contact support.`,
+    text: `${what}\n\nIf this was not you, reset it again at ${p.appUrl}/forgot-password and contact support.`,
     html: layout(
       subject,
-      html`<p>
-          The password of your Medical Imaging account was just reset, and every session was signed out.
-        </p>
-        ${note(
-          'If this was not you, reset it again and contact support.',
-        )}${button(`${p.appUrl}/forgot-password`, 'Reset password')}`,
+      html`<p>${what}</p>
+        ${note('If this was not you, reset it again and contact support.')}${button(
+          `${p.appUrl}/forgot-password`,
+          'Reset password',
+        )}`,
     ),
   };
 }
@@ -428,6 +435,61 @@ export function refundReceiptEmail(p: {
         ${lines.html}
         <p>The refund may take a few days to appear on your statement.</p>
         ${button(p.link, 'View Purchased Services')}`,
+    ),
+  };
+}
+
+/** Sent to the owner when two-factor sign-in is turned off. */
+export function mfaDisabledEmail(p: { appUrl: string }): MailContent {
+  const subject = 'Two-factor sign-in was turned off';
+  const what =
+    'Two-factor sign-in was just turned off for your Medical Imaging account: signing in now needs only your password.';
+  return {
+    subject,
+    text: `${what}\n\nIf this was not you, reset your password at ${p.appUrl}/forgot-password, turn two-factor sign-in on again in Settings and contact support.`,
+    html: layout(
+      subject,
+      html`<p>${what}</p>
+        ${note(
+          'If this was not you, reset your password, turn two-factor sign-in on again in Settings and contact support.',
+        )}${button(`${p.appUrl}/forgot-password`, 'Reset password')}`,
+    ),
+  };
+}
+
+/** Sent to a new address the account asked to move to: the link makes the change. */
+export function emailChangeConfirmEmail(p: {
+  name: string;
+  newEmail: string;
+  link: string;
+  hours: number;
+}): MailContent {
+  const subject = 'Confirm your new email address';
+  return {
+    subject,
+    text: `Hello ${p.name},\n\nYou asked to use ${p.newEmail} for your Medical Imaging account. Confirm it here: ${p.link}\nThe link works once and expires in ${p.hours} hours. Until then, your account keeps its current address.\n\nIf you did not ask for this, ignore this message.`,
+    html: layout(
+      subject,
+      html`<p>Hello ${p.name},</p>
+        <p>You asked to use ${p.newEmail} for your Medical Imaging account.</p>
+        ${button(p.link, 'Confirm new email address')}
+        ${note(
+          `The link works once and expires in ${p.hours} hours. Until then, your account keeps its current address. If you did not ask for this, ignore this message.`,
+        )}`,
+    ),
+  };
+}
+
+/** Sent to the old address once the account has moved to a new one. */
+export function emailChangedEmail(p: { appUrl: string; newEmail: string }): MailContent {
+  const subject = 'Your Medical Imaging email address was changed';
+  return {
+    subject,
+    text: `Your Medical Imaging account now uses ${p.newEmail}; this address no longer signs in to it.\n\nIf this was not you, contact support at once.`,
+    html: layout(
+      subject,
+      html`<p>Your Medical Imaging account now uses ${p.newEmail}; this address no longer signs in to it.</p>
+        ${note('If this was not you, contact support at once.')}${button(`${p.appUrl}/login`, 'Sign in')}`,
     ),
   };
 }

@@ -57,6 +57,32 @@ export function createUsersRepository(db: Db, changes?: AuthChanges) {
       if (row) await changed(id, since);
       return row;
     },
+    /**
+     * Moves the account to a new email address, confirmed by the link that was sent to it; undefined
+     * when another account took the address meanwhile (the unique index decides).
+     */
+    async changeEmail(
+      id: string,
+      email: string,
+      emailNormalized: string,
+      at: Date,
+    ): Promise<UserRow | undefined> {
+      const since = mark();
+      try {
+        const [row] = await db
+          .update(users)
+          .set({ email, emailNormalized, emailVerifiedAt: at, updatedAt: at })
+          .where(eq(users.id, id))
+          .returning();
+        if (row) await changed(id, since);
+        return row;
+      } catch (err) {
+        // A unique violation (the driver's error, or the one Drizzle wraps it in).
+        const e = err as { code?: string; cause?: { code?: string } };
+        if ((e.code ?? e.cause?.code) === '23505') return undefined;
+        throw err;
+      }
+    },
     /** Links a Google account unless this user already has one or the id is taken. */
     async linkGoogle(id: string, sub: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
       const since = mark();

@@ -21,6 +21,8 @@ export function usersRoutes({
         schema: {
           tags: ['users'],
           summary: 'Update your profile and preferences',
+          description:
+            'Turning two-factor sign-in off or changing its method needs a recent proof of identity (POST /api/auth/reauthenticate); otherwise 403 REAUTH_REQUIRED.',
           params: z.object({ id: z.string().max(100) }),
           body: updateUserBodySchema,
           response: {
@@ -33,8 +35,7 @@ export function usersRoutes({
         },
       },
       async (req) => {
-        const { user } = requireUser(req);
-        const updated = await users.updateOwn(user, req.params.id, req.body, requestMeta(req));
+        const updated = await users.updateOwn(requireUser(req), req.params.id, req.body, requestMeta(req));
         return toUserDto(updated, config.defaultMaxStorageGB);
       },
     );

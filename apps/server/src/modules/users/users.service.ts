@@ -1,18 +1,34 @@
 import type { UpdateUserBody } from '@mi/contracts/auth';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { FreshProofRule } from '../auth/fresh-proof';
 import type { RequestMeta } from '../auth/session-issuer';
+import type { MailService } from '../mail/mail.service';
+import { mfaDisabledEmail } from '../mail/templates';
 import type { NewUserRow, UserRow, UsersRepository } from './users.repository';
 
-/** Profile and preference changes (PUT /api/users/{id}): a user edits only their own account. */
-export function createUsersService(deps: { users: UsersRepository; audit: AuditRecorder; now: () => Date }) {
+/**
+ * Profile and preference changes (PUT /api/users/{id}): a user edits only their own account.
+ * Turning two-factor sign-in off or changing its method is a security setting: it needs a recent
+ * proof of identity (modules/auth/fresh-proof.ts), and turning it off is emailed to the owner.
+ */
+export function createUsersService(deps: {
+  users: UsersRepository;
+  audit: AuditRecorder;
+  mail: MailService;
+  requireFreshProof: FreshProofRule;
+  appUrl: string;
+  now: () => Date;
+}) {
   return {
     async updateOwn(
-      actor: UserRow,
+      auth: Pick<AuthenticatedSession, 'user' | 'session'>,
       targetId: string,
       body: UpdateUserBody,
       meta: RequestMeta,
     ): Promise<UserRow> {
+      const actor = auth.user;
       // Someone else's id looks exactly like a missing one.
       if (targetId !== actor.id) {
         await deps.audit({
@@ -34,6 +50,11 @@ export function createUsersService(deps: { users: UsersRepository; audit: AuditR
       if (body.mfaMethod === 'totp' && !actor.totpSecret) {
         throw new AppError('BAD_REQUEST', 'Set up an authenticator app before choosing it.');
       }
+      const turningOff = body.mfaEnabled === false && actor.mfaEnabled;
+      // Choosing the first method (with two-factor turned on) is no change of one.
+      const methodChange =
+        body.mfaMethod !== undefined && actor.mfaMethod !== null && body.mfaMethod !== actor.mfaMethod;
+      if (turningOff || methodChange) await deps.requireFreshProof(auth, 'auth.mfa.settings', meta);
       const changes: Partial<NewUserRow> = {};
       for (const key of [
         'name',
@@ -71,6 +92,8 @@ export function createUsersService(deps: { users: UsersRepository; audit: AuditR
           ...(changes.shareMedicalData !== undefined ? { shareMedicalData: changes.shareMedicalData } : {}),
         },
       });
+      if (actor.mfaEnabled && !updated.mfaEnabled)
+        await deps.mail.send(updated.email, mfaDisabledEmail({ appUrl: deps.appUrl }));
       return updated;
     },
   };
