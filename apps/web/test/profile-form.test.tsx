@@ -117,7 +117,7 @@ describe('Directory profile form', () => {
     );
     const list = screen.getByRole('list', { name: 'Credentials' });
     expect(within(list).getAllByRole('listitem')).toHaveLength(2);
-    await user.click(screen.getByRole('button', { name: 'Remove credential 1' }));
+    await user.click(screen.getByRole('button', { name: 'Remove credential number 1' }));
     await user.click(screen.getByRole('button', { name: 'Save profile' }));
     await waitFor(() => expect(onSave).toHaveBeenCalledTimes(1));
     expect(onSave.mock.calls[0]![0].credentials).toEqual(['FRCR']);

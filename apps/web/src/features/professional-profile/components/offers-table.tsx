@@ -44,7 +44,7 @@ export function offerStatus(row: MyOffer, profile: ProfessionalProfile): Status 
 function StatusBadge({ status }: { status: Status }) {
   return (
     <span className="grid justify-items-start gap-0.5">
-      <Badge className={status.className}>{status.label}</Badge>
+      <Badge className={cn('whitespace-nowrap', status.className)}>{status.label}</Badge>
       {status.hint && <span className="text-xs text-muted-foreground">{status.hint}</span>}
     </span>
   );
@@ -65,7 +65,7 @@ function RowActions({
   if (status === 'retired') return null;
   if (status === 'live')
     return (
-      <div className="flex flex-wrap gap-2">
+      <div className="flex flex-wrap justify-end gap-2">
         <Button size="sm" variant="outline" onClick={() => onEdit(row)}>
           <Pencil aria-hidden="true" /> Edit offer
         </Button>
@@ -176,7 +176,7 @@ export function OffersTable({ profile }: { profile: ProfessionalProfile }) {
                     <td className="px-3 py-2">
                       <StatusBadge status={offerStatus(row, profile)} />
                     </td>
-                    <td className="px-3 py-2">
+                    <td className="w-px whitespace-nowrap px-3 py-2">
                       <div className="flex justify-end">
                         <RowActions
                           row={row}

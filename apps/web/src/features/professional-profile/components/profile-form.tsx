@@ -150,7 +150,7 @@ export function ProfileForm({
                       variant="outline"
                       size="icon"
                       className="shrink-0"
-                      aria-label={`Remove credential ${i + 1}`}
+                      aria-label={`Remove credential number ${i + 1}`}
                       onClick={() => credentials.remove(i)}
                     >
                       <Trash2 aria-hidden="true" />
