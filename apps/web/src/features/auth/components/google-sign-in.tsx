@@ -2,43 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { Spinner } from '@/components/ui/spinner';
 import { toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
+import { loadGoogleIdentity } from '@/lib/google-identity';
 import { useGoogleLogin } from '../api/google-login';
 import { useCompleteSignIn } from '../hooks/use-complete-sign-in';
-
-interface GoogleIdentity {
-  accounts: {
-    id: {
-      initialize(options: {
-        client_id: string;
-        callback: (response: { credential?: string }) => void;
-        ux_mode?: 'popup';
-      }): void;
-      renderButton(parent: HTMLElement, options: Record<string, unknown>): void;
-    };
-  };
-}
-
-let gsiScript: Promise<GoogleIdentity> | null = null;
-
-/** Loads Google Identity Services once (the CSP allows accounts.google.com when a client id is set). */
-function loadGoogleIdentity(): Promise<GoogleIdentity> {
-  gsiScript ??= new Promise((resolve, reject) => {
-    const script = document.createElement('script');
-    script.src = 'https://accounts.google.com/gsi/client';
-    script.async = true;
-    script.onload = () => {
-      const google = (window as unknown as { google?: GoogleIdentity }).google;
-      if (google?.accounts?.id) resolve(google);
-      else reject(new Error('Google Identity Services did not load'));
-    };
-    script.onerror = () => {
-      gsiScript = null;
-      reject(new Error('Google Identity Services did not load'));
-    };
-    document.head.appendChild(script);
-  });
-  return gsiScript;
-}
 
 /**
  * The login page's Google sign-in button. Google hands us an ID token, which the server

@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { updateUserBodySchema, type User } from '@mi/contracts/auth';
 import { Loader2 } from 'lucide-react';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { FormRow } from '@/components/form-row';
@@ -12,6 +12,7 @@ import { Label } from '@/components/ui/label';
 import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useUpdateUser } from '../api/update-user';
+import { ChangeEmailDialog } from './change-email-dialog';
 
 /** A field the update leaves out when it is empty, checked by the server's rule otherwise. */
 function leftOutWhenEmpty<T extends z.ZodType<unknown, string | undefined>>(rule: T) {
@@ -35,6 +36,7 @@ type PersonalInfoValues = z.output<typeof personalInfoSchema>;
 export function PersonalInfoForm({ user }: { user: User }) {
   const id = useId();
   const update = useUpdateUser();
+  const [emailOpen, setEmailOpen] = useState(false);
   const {
     register,
     handleSubmit,
@@ -92,7 +94,12 @@ export function PersonalInfoForm({ user }: { user: User }) {
           </FormRow>
           <div className="grid gap-2">
             <Label htmlFor={`${id}-email`}>Email</Label>
-            <Input id={`${id}-email`} type="email" value={user.email} disabled readOnly />
+            <div className="flex gap-2">
+              <Input id={`${id}-email`} type="email" value={user.email} disabled readOnly />
+              <Button type="button" variant="outline" onClick={() => setEmailOpen(true)}>
+                Change email
+              </Button>
+            </div>
           </div>
           <FormRow
             label={
@@ -124,6 +131,7 @@ export function PersonalInfoForm({ user }: { user: User }) {
           </div>
         </form>
       </CardContent>
+      <ChangeEmailDialog open={emailOpen} onOpenChange={setEmailOpen} />
     </Card>
   );
 }

@@ -9,14 +9,19 @@ import { formatDateTime } from '@/lib/format';
 import { useSessions } from '../api/get-sessions';
 import { useRevokeOtherSessions } from '../api/revoke-other-sessions';
 import { useRevokeSession } from '../api/revoke-session';
+import { useFreshProof } from '../hooks/use-fresh-proof';
 
-/** Where the user is signed in; any other device can be signed out. */
+/**
+ * Where the user is signed in; any other device can be signed out (after "Confirm it's you" when
+ * the last proof of identity is older than 5 minutes).
+ */
 export function SessionsCard() {
   const sessions = useSessions();
   const revoke = useRevokeSession();
   const revokeOthers = useRevokeOtherSessions();
   const list = sessions.data ?? [];
   const others = list.filter((s) => !s.current).length;
+  const proof = useFreshProof();
 
   return (
     <Card>
@@ -62,7 +67,7 @@ export function SessionsCard() {
                   variant="outline"
                   disabled={revoke.isPending}
                   onClick={() =>
-                    revoke.mutate(s.id, {
+                    proof.run(() => revoke.mutateAsync(s.id), {
                       onSuccess: () =>
                         toast({ title: 'Session revoked', description: `${s.device} was signed out.` }),
                       onError: (err) => toastError(errorMessage(err)),
@@ -80,7 +85,7 @@ export function SessionsCard() {
             variant="outline"
             disabled={others === 0 || revokeOthers.isPending}
             onClick={() =>
-              revokeOthers.mutate(undefined, {
+              proof.run(() => revokeOthers.mutateAsync(), {
                 onSuccess: (res) => toast({ title: 'Sessions revoked', description: res.message }),
                 onError: (err) => toastError(errorMessage(err)),
               })
@@ -90,6 +95,7 @@ export function SessionsCard() {
           </Button>
         </div>
       </CardContent>
+      {proof.dialog}
     </Card>
   );
 }

@@ -21,13 +21,15 @@ import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useConfirmTotp } from '../api/confirm-totp';
 import { useSetupTotp } from '../api/setup-totp';
+import { useFreshProof } from '../hooks/use-fresh-proof';
 
 // The server's rule: six digits.
 type TotpCodeValues = z.infer<typeof totpConfirmBodySchema>;
 
 /**
  * Authenticator-app enrolment: scan the QR code (or type the key), confirm with a first code,
- * then keep the one-time recovery codes.
+ * then keep the one-time recovery codes. It replaces the method and the recovery codes, so it asks
+ * "Confirm it's you" first when the last proof of identity is older than 5 minutes.
  */
 export function TotpSetupDialog({
   open,
@@ -47,8 +49,9 @@ export function TotpSetupDialog({
     formState: { errors },
   } = useForm<TotpCodeValues>({ resolver: zodResolver(totpConfirmBodySchema), defaultValues: { code: '' } });
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  const { mutate: start, reset: resetSetup } = setup;
+  const { mutateAsync: start, reset: resetSetup } = setup;
   const { reset: resetConfirm } = confirm;
+  const { run: withProof, dialog: proofDialog } = useFreshProof();
 
   useEffect(() => {
     if (!open) return;
@@ -56,11 +59,11 @@ export function TotpSetupDialog({
     setRecoveryCodes(null);
     resetConfirm();
     resetSetup();
-    start();
-  }, [open, start, resetSetup, resetConfirm, resetForm]);
+    withProof(() => start());
+  }, [open, start, resetSetup, resetConfirm, resetForm, withProof]);
 
   const onSubmit = ({ code }: TotpCodeValues) => {
-    confirm.mutate(code, {
+    withProof(() => confirm.mutateAsync(code), {
       onSuccess: (res) => {
         setRecoveryCodes(res.recoveryCodes);
         toast({ title: 'Update Completed', description: 'Two Factor Auth method updated successfully.' });
@@ -149,6 +152,7 @@ export function TotpSetupDialog({
           </form>
         )}
       </DialogContent>
+      {proofDialog}
     </Dialog>
   );
 }
