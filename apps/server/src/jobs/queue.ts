@@ -54,7 +54,8 @@ export interface JobQueue {
   retryFailed(jobId: string): Promise<boolean>;
   /**
    * A user's queued, retrying and running jobs of these names, oldest first. A job names its owner
-   * in its payload's `userId` (see process-study.job.ts).
+   * in its payload's `userId`, and a shared upload's processing also its sender in `uploadedBy`
+   * (see process-study.job.ts).
    */
   pendingFor(userId: string, names: readonly string[]): Promise<PendingJob[]>;
   /** A job's state ('created', 'retry', 'active', 'completed', 'failed', …), archived ones included; null when unknown. */
@@ -203,7 +204,8 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
     async pendingFor(userId, names) {
       const res = await database.sql.executeSql(
         `select id, name, state, data, created_on from ${SCHEMA}.job
-         where name = any($1::text[]) and state in ('created', 'retry', 'active') and data->>'userId' = $2
+         where name = any($1::text[]) and state in ('created', 'retry', 'active')
+           and (data->>'userId' = $2 or data->>'uploadedBy' = $2)
          order by created_on`,
         [names, userId],
       );

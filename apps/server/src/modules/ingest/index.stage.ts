@@ -2,7 +2,7 @@ import { defaultQuotaBytes } from '../studies/quota';
 import type { StudiesRepository } from '../studies/studies.repository';
 import { IngestError } from '../studies/zip-reader';
 import type { IngestRun } from './ingest-run';
-import { successNotification } from './notify.stage';
+import { senderNotification, successNotification } from './notify.stage';
 
 /** The reason given when an upload brought no instance at all. */
 export function nothingFoundReason(run: IngestRun): string {
@@ -17,7 +17,8 @@ export function nothingFoundReason(run: IngestRun): string {
 
 /**
  * Indexes everything the run found in one transaction (studies, series, instances, the quota charge,
- * the upload's completion and the owner's notification; see StudiesRepository.commitIngest), then
+ * the upload's completion and the notifications of its owner and of a shared upload's sender; see
+ * StudiesRepository.commitIngest), then
  * records the summary. An IngestError when the upload brought no instance.
  */
 export async function indexStage(
@@ -34,8 +35,14 @@ export async function indexStage(
     defaultMaxBytes: defaultQuotaBytes(deps.defaultMaxStorageGB),
     items,
     summary: { ...summary },
-    notification: () =>
+    notification: () => [
       successNotification(upload.ownerId, studyCount, summary, upload.uploadType === 'shared'),
+      ...senderNotification(upload, {
+        ok: true,
+        studyCount,
+        images: summary.instances + summary.unchanged,
+      }),
+    ],
   });
   summary.stages.index = Date.now() - started;
   summary.stages.total = Date.now() - run.startedAt;

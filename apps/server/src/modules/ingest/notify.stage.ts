@@ -47,6 +47,51 @@ export function successNotification(
   };
 }
 
+/** What a shared upload's row says about who sent it. */
+interface SentUpload {
+  ownerId: string;
+  uploadType: 'regular' | 'shared';
+  uploadedBy: string | null;
+}
+
+/** Who sent a shared upload, when that is someone other than its owner (the inviter). */
+function sender(upload: SentUpload): string | null {
+  return upload.uploadType === 'shared' && upload.uploadedBy && upload.uploadedBy !== upload.ownerId
+    ? upload.uploadedBy
+    : null;
+}
+
+/**
+ * What the sender of a shared upload (someone who used an invite link) is told when it was processed
+ * or could not be: they cannot see the inviter's studies, so this is where they learn the outcome.
+ * Nothing of the images is named; none when the upload is not someone else's shared upload.
+ */
+export function senderNotification(
+  upload: SentUpload,
+  outcome: { ok: true; studyCount: number; images: number } | { ok: false; reason: string },
+): NewNotification[] {
+  const userId = sender(upload);
+  if (!userId) return [];
+  if (!outcome.ok)
+    return [
+      {
+        userId,
+        type: 'system',
+        title: 'Your upload could not be delivered',
+        description: `The files you sent through an invite link could not be processed: ${outcome.reason}`,
+      },
+    ];
+  const { studyCount: n, images } = outcome;
+  return [
+    {
+      userId,
+      type: 'system',
+      title: 'Your upload was delivered',
+      description: `The files you sent through an invite link were processed: ${n} ${n === 1 ? 'study' : 'studies'} with ${images} ${images === 1 ? 'image' : 'images'} went to the account of the person who invited you. They have been notified; the studies are theirs, so they are not listed in yours.`,
+    },
+  ];
+}
+
 /** The in-app notification of an upload that could not be processed. */
 export function failureNotification(ownerId: string, reason: string): NewNotification {
   return {

@@ -10,7 +10,7 @@ import { QuotaExceededError, quotaGB } from '../studies/quota';
 import type { StudiesRepository, UploadRow } from '../studies/studies.repository';
 import { DEFAULT_ZIP_LIMITS, IngestError, type ZipLimits } from '../studies/zip-reader';
 import { runIngest } from './ingest-pipeline';
-import { failureNotification, notifyByEmail } from './notify.stage';
+import { failureNotification, notifyByEmail, senderNotification } from './notify.stage';
 import { reconcile } from './store.stage';
 
 export const processStudyPayload = z.object({
@@ -19,6 +19,8 @@ export const processStudyPayload = z.object({
   /** The owner, so pending jobs can be listed per user. */
   userId: z.uuid(),
   objectName: z.string(),
+  /** Who sent a shared upload (someone the owner invited): their pending jobs list it too. */
+  uploadedBy: z.uuid().optional(),
 });
 
 interface Deps {
@@ -57,7 +59,10 @@ export function processStudyJob(deps: Deps) {
   const ingestDeps = { ...deps, limits: { ...DEFAULT_ZIP_LIMITS, ...deps.zipLimits } };
 
   async function fail(upload: UploadRow, reason: string, log: Logger) {
-    await deps.repo.failUpload(upload.id, reason, {}, failureNotification(upload.ownerId, reason));
+    await deps.repo.failUpload(upload.id, reason, {}, [
+      failureNotification(upload.ownerId, reason),
+      ...senderNotification(upload, { ok: false, reason }),
+    ]);
     await reconcile(deps, upload.id);
     await deps.uploadArea.remove(upload.objectName);
     await notifyByEmail(deps, upload.ownerId, false);

@@ -131,12 +131,12 @@ export function createStudiesRepository(db: Db) {
     async setUploadSummary(id: string, summary: Record<string, unknown>): Promise<void> {
       await db.update(studyUploads).set({ summary }).where(eq(studyUploads.id, id));
     },
-    /** Marks the upload failed and leaves the user a notification, in one transaction. */
+    /** Marks the upload failed and leaves the owner (and a shared upload's sender) a notification, in one transaction. */
     async failUpload(
       id: string,
       reason: string,
       summary: Record<string, unknown>,
-      notification: NewNotification,
+      notification: NewNotification | NewNotification[],
     ): Promise<void> {
       await db.transaction(async (tx) => {
         const [row] = await tx
@@ -144,7 +144,7 @@ export function createStudiesRepository(db: Db) {
           .set({ status: 'failed', reason, summary, finishedAt: new Date() })
           .where(and(eq(studyUploads.id, id), inArray(studyUploads.status, ['queued', 'processing'])))
           .returning({ id: studyUploads.id });
-        if (row) await tx.insert(notifications).values(notification);
+        if (row) await tx.insert(notifications).values([notification].flat());
       });
     },
 
@@ -220,7 +220,10 @@ export function createStudiesRepository(db: Db) {
       defaultMaxBytes: number;
       items: IndexedInstance[];
       summary: Record<string, unknown>;
-      notification: (result: { studyIds: string[]; chargedBytes: number }) => NewNotification;
+      notification: (result: {
+        studyIds: string[];
+        chargedBytes: number;
+      }) => NewNotification | NewNotification[];
     }): Promise<{ studyIds: string[]; chargedBytes: number }> {
       return db.transaction(async (tx) => {
         const [owner] = await tx
@@ -386,7 +389,7 @@ export function createStudiesRepository(db: Db) {
           .set({ status: 'completed', reason: null, summary: p.summary, studyIds, finishedAt: new Date() })
           .where(eq(studyUploads.id, p.uploadId));
         const result = { studyIds, chargedBytes: delta };
-        await tx.insert(notifications).values(p.notification(result));
+        await tx.insert(notifications).values([p.notification(result)].flat());
         return result;
       });
     },

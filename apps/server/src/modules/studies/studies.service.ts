@@ -176,7 +176,14 @@ export function createStudiesService(deps: Deps) {
         // The job id is the upload id, so a repeated request can never queue a second run.
         await deps.queue.send(
           deps.job,
-          { uploadId: upload.id, userId: upload.ownerId, objectName },
+          {
+            uploadId: upload.id,
+            userId: upload.ownerId,
+            objectName,
+            ...(upload.uploadedBy && upload.uploadedBy !== upload.ownerId
+              ? { uploadedBy: upload.uploadedBy }
+              : {}),
+          },
           { id: upload.id },
         );
         await repo.setUploadJob(upload.id, upload.id);

@@ -11,6 +11,7 @@ import {
   studyUploads,
   users,
 } from '../../../src/db/schema/index';
+import { JOB_SCHEMA } from '../../../src/jobs/queue';
 import { createInvitationTokens } from '../../../src/modules/invitations/invitation-token';
 import {
   buildZip,
@@ -194,6 +195,23 @@ describe('shared uploads', () => {
     const notes = await db().select().from(notifications).where(eq(notifications.userId, ada.id));
     expect(notes.map((n) => n.title)).toContain('New study uploaded for you');
     expect(notes.every((n) => !n.description.includes('Shared study'))).toBe(true);
+    expect(notes.map((n) => n.title)).not.toContain('Your upload was delivered');
+
+    // Bob is told how it ended (nothing of the images named), and his pending jobs listed it meanwhile.
+    const bobNotes = await db().select().from(notifications).where(eq(notifications.userId, bob.id));
+    const delivered = bobNotes.find((n) => n.title === 'Your upload was delivered');
+    expect(delivered?.description).toContain(
+      '1 study with 2 images went to the account of the person who invited you',
+    );
+    expect(bobNotes.every((n) => !n.description.includes('Shared study'))).toBe(true);
+    const job = await ctx.services.database.sql.executeSql(
+      `select data from ${JOB_SCHEMA}.job where id = $1 union all select data from ${JOB_SCHEMA}.archive where id = $1`,
+      [res.json().jobId],
+    );
+    expect((job.rows[0] as { data: Record<string, unknown> }).data).toMatchObject({
+      userId: ada.id,
+      uploadedBy: bob.id,
+    });
 
     // Bob sees nothing of it.
     const study = owned.find((s) => s.studyDescription === 'Shared study')!;
@@ -201,6 +219,26 @@ describe('shared uploads', () => {
     expect((await get(bob, `/api/studies/user/${bob.id}`)).json().data).toHaveLength(0);
     const [inv] = await db().select().from(invitations).where(eq(invitations.id, link.id));
     expect(inv!.uploads).toBe(1);
+  });
+
+  it('a shared upload that cannot be processed tells both the inviter and the sender why', async () => {
+    const token = tokenOf((await get(ada, '/api/invitations/link')).json().url);
+    const zip = buildZip([{ name: 'notes.txt', data: Buffer.from('not an image') }]);
+    const { objectName } = await upload(bob, zip, { invitation: token, targetUserId: ada.id });
+    const res = await post(bob, '/api/studies/process', {
+      prefix: objectName,
+      jobContext: { uploadType: 'shared', targetUserId: ada.id, invitation: token },
+    });
+    expect(res.statusCode).toBe(202);
+    await jobSettled(ctx, res.json().jobId);
+    const titles = async (userId: string) =>
+      (await db().select().from(notifications).where(eq(notifications.userId, userId))).map((n) => n.title);
+    expect(await titles(ada.id)).toContain('No study found in your upload');
+    const bobNotes = await db().select().from(notifications).where(eq(notifications.userId, bob.id));
+    const failed = bobNotes.find((n) => n.title === 'Your upload could not be delivered');
+    expect(failed?.description).toMatch(
+      /^The files you sent through an invite link could not be processed: No DICOM images/,
+    );
   });
 
   it('an invalid, revoked or foreign token is refused and nothing is stored', async () => {

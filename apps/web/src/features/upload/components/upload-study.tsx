@@ -80,7 +80,9 @@ export function UploadStudy({
         percent={upload.percent}
         onBackToStudies={() => {
           upload.finish();
-          navigate(paths.studies);
+          // Files sent through an invite link never show in the sender's own studies: the dashboard's
+          // Pending Jobs and Recent Activity show their processing and then how it ended.
+          navigate(shared ? paths.home : paths.studies);
         }}
       />
     </>
