@@ -1,14 +1,9 @@
-import {
-  SHARE_EMAIL_MESSAGE,
-  SHARE_NOTHING_SELECTED_MESSAGE,
-  SHARING_OFF_MESSAGE,
-  type Provider,
-} from '@mi/contracts/sharing';
+import { SHARE_EMAIL_MESSAGE, SHARE_NOTHING_SELECTED_MESSAGE, type Provider } from '@mi/contracts/sharing';
 import type { StudyListItem } from '@mi/contracts/studies';
-import { AlertCircle, Loader2, Mail, UserRound, X } from 'lucide-react';
+import { Loader2, Mail, ShieldCheck, UserRound, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
-import { Alert, AlertDescription } from '@/components/ui/alert';
+import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import {
   Dialog,
@@ -21,11 +16,12 @@ import {
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
-import { paths } from '@/config/paths';
+import { paths, withQuery } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
+import { useAllowSharing } from '../api/allow-sharing';
 import { useRevokeShare, useShareStudy, useStudyShares, useUserProviders } from '../api/study-shares';
 import {
   addProvider,
@@ -73,6 +69,61 @@ function RecipientChip({ recipient, onRemove }: { recipient: Recipient; onRemove
         <X className="size-3.5" aria-hidden="true" />
       </button>
     </li>
+  );
+}
+
+/**
+ * Shown while the owner's Share Medical Records setting is off: why nothing can be shared, what
+ * turning it on allows, and the switch itself, so consent is given where it is needed.
+ */
+function SharingConsent({ userId }: { userId: string }) {
+  const allow = useAllowSharing();
+  return (
+    <Alert variant="info" className="grid gap-2" aria-labelledby="sharing-consent-title">
+      <div className="grid gap-2">
+        <AlertTitle id="sharing-consent-title" className="flex items-center gap-2">
+          <ShieldCheck className="size-4 shrink-0" aria-hidden="true" />
+          Sharing is turned off
+        </AlertTitle>
+        <AlertDescription className="grid gap-2">
+          <p>
+            Your Share Medical Records setting is off, so this study cannot be shared. Turning it on allows:
+          </p>
+          <ul className="list-disc space-y-1 pl-5">
+            <li>
+              the people and providers you choose to view the studies you share with them (they cannot
+              download, delete or pass them on);
+            </li>
+            <li>anyone you shared a study with before to view it again.</li>
+          </ul>
+          <p>
+            You can turn it off at any time under Settings → Privacy &amp; Sharing; everyone you shared with
+            then loses access until you turn it on again.
+          </p>
+        </AlertDescription>
+        <div>
+          <Button
+            type="button"
+            size="sm"
+            disabled={allow.isPending}
+            aria-busy={allow.isPending || undefined}
+            onClick={() =>
+              allow.mutate(userId, {
+                onSuccess: () =>
+                  toast({
+                    title: 'Update Completed',
+                    description: 'Share medical records preference updated.',
+                  }),
+                onError: (err) => toastError(errorMessage(err)),
+              })
+            }
+          >
+            {allow.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}
+            Turn On Share Medical Records
+          </Button>
+        </div>
+      </div>
+    </Alert>
   );
 }
 
@@ -262,21 +313,7 @@ export function ShareStudyDialog({
           </DialogDescription>
         </DialogHeader>
 
-        {!sharingAllowed && (
-          <Alert>
-            <AlertCircle aria-hidden="true" />
-            <AlertDescription>
-              {SHARING_OFF_MESSAGE}{' '}
-              <Link
-                to={paths.settings}
-                className="font-medium text-primary hover:underline"
-                onClick={onClose}
-              >
-                Open Settings
-              </Link>
-            </AlertDescription>
-          </Alert>
-        )}
+        {!sharingAllowed && <SharingConsent userId={userId} />}
 
         <form
           noValidate
@@ -308,7 +345,7 @@ export function ShareStudyDialog({
                 type="email"
                 inputMode="email"
                 autoComplete="off"
-                placeholder="{email}"
+                placeholder="doctor@example.com"
                 role="combobox"
                 aria-expanded={showList}
                 aria-controls={listId}
@@ -381,6 +418,17 @@ export function ShareStudyDialog({
               {sharingAllowed ? hint : null}
             </p>
             <FieldError id={`${id}-error`} message={error ?? undefined} />
+            {sharingAllowed && study && (
+              <p className="text-xs">
+                <Link
+                  to={withQuery(paths.providers, { studyId: study.id })}
+                  className="font-medium text-primary hover:underline"
+                  onClick={onClose}
+                >
+                  Choose from your Healthcare Providers
+                </Link>
+              </p>
+            )}
           </div>
 
           <section aria-labelledby={`${id}-current`} className="grid gap-2">

@@ -6,11 +6,13 @@ import {
   ArrowRightLeft,
   Download,
   Eye,
+  FlaskConical,
   Hand,
   History,
   Info,
   MoreHorizontal,
   Share2,
+  Stethoscope,
   Trash2,
 } from 'lucide-react';
 import { Link } from 'react-router';
@@ -24,7 +26,9 @@ import {
 import { formatDate } from '@/lib/format';
 import {
   analysisHref,
+  analysisServicesHref,
   patientDisplayName,
+  shareWithProviderHref,
   viewerHref,
   type StudySort,
   type StudySortKey,
@@ -227,6 +231,21 @@ function StudyRow({
               ) : (
                 <DropdownMenuItem disabled>
                   <Eye aria-hidden="true" /> View
+                </DropdownMenuItem>
+              )}
+              {/* The owner's other ways to order an analysis and to share (a recipient has neither). */}
+              {process.value === 'completed' && sharedBy === undefined && (
+                <DropdownMenuItem asChild>
+                  <Link to={analysisServicesHref(study)}>
+                    <FlaskConical aria-hidden="true" /> Order Analysis
+                  </Link>
+                </DropdownMenuItem>
+              )}
+              {handlers.onShare && (
+                <DropdownMenuItem asChild>
+                  <Link to={shareWithProviderHref(study)}>
+                    <Stethoscope aria-hidden="true" /> Share with a Provider
+                  </Link>
                 </DropdownMenuItem>
               )}
               {handlers.onDownload && (

@@ -1,6 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
-import { getAnalysisPath, studyTransferPath } from '@/config/paths';
+import { getAnalysisPath, paths, studyTransferPath, withQuery } from '@/config/paths';
 import { formatPersonName } from '@/lib/format';
 
 /** The Studies list's sortable columns. */
@@ -143,6 +143,16 @@ export function analysisHref(study: StudyListItem): string {
     studyName: study.metadata.studyDescription || 'N/A',
     patientName: patientDisplayName(study) || 'N/A',
   });
+}
+
+/** The Analysis services page for a study: order an analysis of it, paid on /billing. */
+export function analysisServicesHref(study: StudyListItem): string {
+  return withQuery(paths.analysisServices, { studyId: study.id });
+}
+
+/** The Healthcare Providers page in share mode: pick one of one's providers to share the study with. */
+export function shareWithProviderHref(study: StudyListItem): string {
+  return withQuery(paths.providers, { studyId: study.id });
 }
 
 /** The viewer preparation page of a study. */
