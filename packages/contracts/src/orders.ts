@@ -314,11 +314,14 @@ export function formatDollars(amount: number): string {
   return `$${amount.toFixed(2)}`;
 }
 
-/** `ai_analysis` → 'Ai Analysis'; `pending_approval` → 'Pending Approval'. */
+/** Words written in capitals wherever a snake_case value is shown ('ai' → 'AI'). */
+const ACRONYMS = new Set('ai ct cta dicom ecg ekg mr mra mri pet spect xr'.split(' '));
+
+/** `ai_analysis` → 'AI Analysis'; `pending_approval` → 'Pending Approval'; acronyms stay in capitals. */
 export function humanize(value: string): string {
   return value
     .split('_')
     .filter(Boolean)
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w.charAt(0).toUpperCase() + w.slice(1)))
     .join(' ');
 }

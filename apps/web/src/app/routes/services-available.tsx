@@ -6,6 +6,7 @@ import { useCurrentUser } from '@/features/auth/api/get-me';
 import { PurchaseDialog } from '@/features/payments/components/purchase-dialog';
 import { AvailableServicesPage } from '@/features/services/components/available-services-page';
 import { useUserStudies } from '@/features/studies/api/get-user-studies';
+import { formatPersonName } from '@/lib/format';
 
 /** /services/available: the Available Services page and its purchase dialog. */
 export default function ServicesAvailableRoute() {
@@ -33,7 +34,8 @@ export default function ServicesAvailableRoute() {
           defaultStudyId={getAnalysis ? (params.get('studyId') ?? undefined) : undefined}
           studies={(studies.data ?? []).map((s) => ({
             id: s._id,
-            patientName: s.metadata.patientName,
+            // As every list shows it ('DOE, JOHN' for the DICOM 'DOE^JOHN').
+            patientName: formatPersonName(s.metadata.patientName) || null,
             studyDescription: s.metadata.studyDescription,
           }))}
           onClose={() => setBuying(null)}

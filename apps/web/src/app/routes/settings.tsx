@@ -25,7 +25,7 @@ export default function SettingsRoute() {
           <TabsList className="h-auto flex-wrap justify-start">
             <TabsTrigger value="personal">Personal Info</TabsTrigger>
             <TabsTrigger value="privacy">Privacy &amp; Sharing</TabsTrigger>
-            <TabsTrigger value="consent">Consent</TabsTrigger>
+            <TabsTrigger value="consent">Consent Management</TabsTrigger>
             <TabsTrigger value="notifications">Notifications</TabsTrigger>
           </TabsList>
         </div>

@@ -1,9 +1,9 @@
-import { formatDollars, humanize, type Purchase } from '@mi/contracts/orders';
+import { formatDollars, type Purchase } from '@mi/contracts/orders';
 import { Badge } from '@/components/ui/badge';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
 
-/** Purchased Services: each order state's label and colour. */
+/** Each order state's one wording (badges and filters everywhere) and its Purchased Services colour. */
 const PURCHASED: Record<string, { label: string; className: string }> = {
   awaiting_payment: { label: 'Awaiting Payment', className: 'bg-orange-100 text-orange-800' },
   pending_approval: { label: 'Pending Provider Approval', className: 'bg-yellow-100 text-yellow-800' },
@@ -15,7 +15,7 @@ const PURCHASED: Record<string, { label: string; className: string }> = {
   refunded: { label: 'Refunded', className: 'bg-slate-200 text-slate-700' },
 };
 
-/** The Purchased Services label of a state ('Pending Provider Approval'); unknown ones raw. */
+/** The label of a state ('Pending Provider Approval'), the same in every badge and filter; unknown ones raw. */
 export function purchaseStatusLabel(status: string): string {
   return PURCHASED[status]?.label ?? status;
 }
@@ -27,7 +27,7 @@ export function PurchaseStatusBadge({ status }: { status: string }) {
   );
 }
 
-/** Transaction History: completed green, pending approval yellow, anything else grey. */
+/** Transaction History: completed green, pending approval yellow, anything else grey; the one label of each state. */
 export function TransactionStatusBadge({ status }: { status: string }) {
   const className =
     status === 'completed'
@@ -35,7 +35,7 @@ export function TransactionStatusBadge({ status }: { status: string }) {
       : status === 'pending_approval'
         ? 'bg-yellow-100 text-yellow-800'
         : 'bg-slate-200 text-slate-700';
-  return <Badge className={className}>{humanize(status)}</Badge>;
+  return <Badge className={className}>{purchaseStatusLabel(status)}</Badge>;
 }
 
 /** 'Refunded $199.99 on Mar 03, 2025' under a refunded order's badge; nothing when none. */

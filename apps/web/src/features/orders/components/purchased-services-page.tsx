@@ -11,7 +11,7 @@ import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
 import { TableMessageRow } from '@/components/table-message-row';
 import { usePurchases } from '../api/get-purchases';
-import { PurchaseStatusBadge, RefundNote } from './order-status-badge';
+import { PurchaseStatusBadge, purchaseStatusLabel, RefundNote } from './order-status-badge';
 import { RateOrderDialog } from './rate-order-dialog';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
@@ -227,7 +227,7 @@ export function PurchasedServicesPage({
             allLabel: 'All Statuses',
             value: status,
             onChange: setStatus,
-            options: distinctOptions(paid, (p) => p.orderStatus),
+            options: distinctOptions(paid, (p) => p.orderStatus, purchaseStatusLabel),
           },
         ]}
       >

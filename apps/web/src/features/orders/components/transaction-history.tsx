@@ -18,7 +18,7 @@ import {
   transactionEntries,
   type TransactionEntry,
 } from '../utils/transactions';
-import { TransactionStatusBadge } from './order-status-badge';
+import { purchaseStatusLabel, TransactionStatusBadge } from './order-status-badge';
 
 /** The line's name and, below it, who provided it and the card it was charged to or refunded to. */
 function EntryName({ entry: { kind, purchase: p } }: { entry: TransactionEntry }) {
@@ -114,7 +114,7 @@ export function TransactionHistory({ userId, onPay }: { userId: string; onPay: (
             allLabel: 'All Statuses',
             value: status,
             onChange: setStatus,
-            options: distinctOptions(purchases.data ?? [], (p) => p.orderStatus),
+            options: distinctOptions(purchases.data ?? [], (p) => p.orderStatus, purchaseStatusLabel),
           },
         ]}
       />

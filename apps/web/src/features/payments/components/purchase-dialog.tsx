@@ -8,8 +8,10 @@ import { DialogDescription, DialogTitle } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { paths } from '@/config/paths';
+import { toast } from '@/hooks/use-toast';
 import { queryKeys } from '@/lib/query-keys';
 import { recordPurchase } from '../api/payments';
+import { usePaymentConfig } from './card-payment';
 import { CheckoutDialog } from './checkout-dialog';
 
 export interface StudyOption {
@@ -43,6 +45,8 @@ export function PurchaseDialog({
   // The 'Get Analysis' study is preselected once the list knows it, until the user picks another.
   const studyId = chosen ?? defaultStudyId ?? '';
   const amount = Math.round(provider.price * 100);
+  // The test-mode sentence is true of the embedded sandbox processor only, never of real payments.
+  const sandbox = usePaymentConfig().data?.processor === 'sandbox';
 
   return (
     <CheckoutDialog
@@ -66,6 +70,7 @@ export function PurchaseDialog({
           study: studyId,
         }).catch((err: unknown) => console.warn('purchase record', err));
         setDone(true);
+        toast({ title: 'Payment completed', description: `${service.name} from ${provider.name}.` });
         void queryClient.invalidateQueries({ queryKey: queryKeys.purchases.all });
       }}
       onClose={onClose}
@@ -126,7 +131,8 @@ export function PurchaseDialog({
           </div>
           <p className="text-xs text-muted-foreground">
             By paying you agree to the terms of service. The provider reads the selected study for this order
-            only. Payments are processed in test mode; no real card is charged.
+            only.
+            {sandbox && ' Payments are processed in test mode; no real card is charged.'}
           </p>
         </>
       )}

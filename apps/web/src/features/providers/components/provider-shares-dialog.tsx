@@ -1,12 +1,16 @@
 import type { Provider } from '@mi/contracts/sharing';
 import { FolderOpen } from 'lucide-react';
 import { Alert, AlertDescription } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { Spinner } from '@/components/ui/spinner';
+import { toast, toastError } from '@/hooks/use-toast';
+import { errorMessage } from '@/lib/api-client';
 import { formatDate, formatPersonName } from '@/lib/format';
 import { useProviderShares } from '../api/get-provider-shares';
+import { useRevokeProviderShare } from '../api/revoke-provider-share';
 
-/** View Shared Studies: what the user has shared with one provider. */
+/** View Shared Studies: what the user has shared with one provider, each share with Revoke. */
 export function ProviderSharesDialog({
   provider,
   onClose,
@@ -16,6 +20,19 @@ export function ProviderSharesDialog({
 }) {
   const shares = useProviderShares(provider?.id ?? null);
   const list = shares.data ?? [];
+  const revoke = useRevokeProviderShare();
+  const revokeShare = (shareId: string, studyId: string) =>
+    revoke.mutate(
+      { shareId, studyId },
+      {
+        onSuccess: () =>
+          toast({
+            title: 'Share Removed',
+            description: `${provider?.name ?? 'The provider'} can no longer view this study.`,
+          }),
+        onError: (err) => toastError(errorMessage(err)),
+      },
+    );
   return (
     <Dialog open={provider !== null} onOpenChange={(open) => !open && onClose()}>
       <DialogContent className="max-w-2xl">
@@ -42,7 +59,22 @@ export function ProviderSharesDialog({
               const m = s.study.metadata;
               return (
                 <li key={s.id} className="grid gap-1 rounded-md border p-3 text-sm">
-                  <span className="font-medium [overflow-wrap:anywhere]">{m.studyDescription || 'N/A'}</span>
+                  <div className="flex items-start justify-between gap-3">
+                    <span className="font-medium [overflow-wrap:anywhere]">
+                      {m.studyDescription || 'N/A'}
+                    </span>
+                    <Button
+                      type="button"
+                      variant="outline"
+                      size="sm"
+                      className="shrink-0 text-destructive hover:text-destructive"
+                      disabled={revoke.isPending}
+                      aria-label={`Revoke ${m.studyDescription || 'this study'}`}
+                      onClick={() => revokeShare(s.id, s.study._id)}
+                    >
+                      Revoke
+                    </Button>
+                  </div>
                   <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5">
                     <dt className="text-muted-foreground">Patient</dt>
                     <dd className="[overflow-wrap:anywhere]">{formatPersonName(m.patientName) || 'N/A'}</dd>

@@ -23,6 +23,7 @@ import { formatDate, formatPersonName } from '@/lib/format';
 import { useAnalysisStudy } from '../api/get-analysis-study';
 import { useCreateOrder } from '../api/create-order';
 import { useServices } from '../api/get-services';
+import { studyErrorText } from '../utils/study-error';
 
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
 
@@ -102,7 +103,11 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
       <Card className="p-4">
         <h2 className="mb-2 font-semibold">Study</h2>
         {!studyId && <p className="text-sm text-muted-foreground">Please Select study to proceed</p>}
-        {study.isError && <p className="text-sm text-destructive">Study not found or invalid study ID.</p>}
+        {study.isError && (
+          <p role="alert" className="text-sm text-destructive">
+            {studyErrorText(study.error)}
+          </p>
+        )}
         {study.isPending && studyId && <p className="text-sm text-muted-foreground">Loading...</p>}
         <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
           {info.map(([k, v]) => (

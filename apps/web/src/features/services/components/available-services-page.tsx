@@ -18,6 +18,7 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { useWideLayout } from '@/hooks/use-media-query';
 import { TableMessageRow } from '@/components/table-message-row';
 import { useServices } from '../api/get-services';
+import { compareTurnaround } from '../utils/turnaround';
 
 type SortKey = 'name' | 'scope' | 'typicalTime' | 'provider' | 'price';
 const lowest = (s: Service) => Math.min(...s.providers.map((p) => p.price));
@@ -198,7 +199,12 @@ export function AvailableServicesPage({
     return list.sort((a, b) => {
       const x = value(a);
       const y = value(b);
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      const c =
+        sort.key === 'typicalTime'
+          ? compareTurnaround(a.typicalTime, b.typicalTime)
+          : typeof x === 'number' && typeof y === 'number'
+            ? x - y
+            : String(x).localeCompare(String(y));
       return sort.dir === 'asc' ? c : -c;
     });
   }, [services.data, search, scope, sort]);

@@ -4,7 +4,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/com
 import { formatDateTime } from '@/lib/format';
 
 /**
- * Settings → Consent: what the user agreed to and when. (The spec's Consent tab renders nothing;
+ * Settings → Consent Management: what the user agreed to and when. (The spec's Consent tab renders nothing;
  * see docs/spec-deviations.md.)
  */
 export function ConsentSummary({ user }: { user: User }) {
