@@ -8,6 +8,21 @@ export interface DirectoryProfessional extends Patient {
   providerId: string;
 }
 
+/** What a professional registers with (the facts an admin verifies); each has a default. */
+export interface RegistrationOptions {
+  name?: string;
+  licenseState?: string;
+  specialty?: string;
+  hospital?: string;
+  position?: string;
+}
+
+/** A professional's profile as they complete it: `completeProfile` with these parts replaced. */
+export type ProfileOverrides = Partial<Omit<typeof completeProfile, 'location' | 'contact'>> & {
+  location?: Partial<(typeof completeProfile)['location']>;
+  contact?: Partial<(typeof completeProfile)['contact']>;
+};
+
 /**
  * Registers a medical professional and verifies the account as an admin would (active, email
  * confirmed, licence reviewed), then signs them in.
@@ -15,16 +30,16 @@ export interface DirectoryProfessional extends Patient {
 export async function verifiedProfessional(
   ctx: TestContext,
   email: string,
-  opts: { name?: string; licenseState?: string } = {},
+  opts: RegistrationOptions = {},
 ): Promise<Patient> {
   const res = await registerUser(ctx, email, {
     extra: {
       role: 'professional',
       name: opts.name ?? 'Thomas Becker',
       license: { number: 'MD-1', state: opts.licenseState ?? 'BE', expiryDate: '2031-01-31' },
-      specialty: 'Radiology',
-      hospital: 'General',
-      position: 'Attending',
+      specialty: opts.specialty ?? 'Radiology',
+      hospital: opts.hospital ?? 'General',
+      position: opts.position ?? 'Attending',
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -52,6 +67,32 @@ export const completeProfile = {
 };
 
 /**
+ * A verified professional who completed (`completeProfile`, with `profile` replacing parts of it)
+ * and published their profile, offering nothing yet: what the directory lists.
+ */
+export async function publishedProfessional(
+  ctx: TestContext,
+  email: string,
+  opts: RegistrationOptions & { profile?: ProfileOverrides } = {},
+): Promise<DirectoryProfessional> {
+  const pro = await verifiedProfessional(ctx, email, opts);
+  const { location, contact, ...rest } = opts.profile ?? {};
+  const profile = {
+    ...completeProfile,
+    ...rest,
+    location: { ...completeProfile.location, ...location },
+    contact: { ...completeProfile.contact, ...contact },
+  };
+  const call = (method: 'PUT' | 'POST', url: string, payload: object) =>
+    ctx.app.inject({ method, url, headers: pro.auth, payload });
+  const saved = await call('PUT', '/api/professional/profile', profile);
+  expect(saved.statusCode, saved.body).toBe(200);
+  const published = await call('POST', '/api/professional/profile/publish', { published: true });
+  expect(published.statusCode, published.body).toBe(200);
+  return { ...pro, email, providerId: published.json().providerId as string };
+}
+
+/**
  * A verified professional who completed and published their profile and offers the named
  * services (by name, at their list price unless `price` says otherwise): what the directory and
  * GET /api/services list, and whose orders they really accept and deliver.
@@ -59,15 +100,11 @@ export const completeProfile = {
 export async function offeringProfessional(
   ctx: TestContext,
   email: string,
-  opts: { name?: string; services?: string[]; price?: number } = {},
+  opts: RegistrationOptions & { profile?: ProfileOverrides; services?: string[]; price?: number } = {},
 ): Promise<DirectoryProfessional> {
-  const pro = await verifiedProfessional(ctx, email, opts);
-  const call = (method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
+  const pro = await publishedProfessional(ctx, email, opts);
+  const call = (method: 'GET' | 'PUT', url: string, payload?: object) =>
     ctx.app.inject({ method, url, headers: pro.auth, ...(payload ? { payload } : {}) });
-  const saved = await call('PUT', '/api/professional/profile', completeProfile);
-  expect(saved.statusCode, saved.body).toBe(200);
-  const published = await call('POST', '/api/professional/profile/publish', { published: true });
-  expect(published.statusCode, published.body).toBe(200);
   const offers = (await call('GET', '/api/professional/offers')).json() as Array<{
     serviceId: string;
     serviceName: string;
@@ -85,5 +122,5 @@ export async function offeringProfessional(
     });
     expect(res.statusCode, res.body).toBe(200);
   }
-  return { ...pro, email, providerId: published.json().providerId as string };
+  return pro;
 }

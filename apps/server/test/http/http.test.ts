@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { loadConfig } from '../../src/config';
 import { auditEvents, users } from '../../src/db/schema/index';
+import { buildApp } from '../../src/http/app';
 import { hashPassword } from '../../src/modules/auth/password';
 import {
   createTestContext,
@@ -117,14 +119,26 @@ describe('security headers and documents', () => {
   });
 
   it('sends HSTS when the public URL is HTTPS', async () => {
-    const https = await createTestContext({ PUBLIC_URL: 'https://imaging.example.org' });
+    // The app as a start with PUBLIC_URL=https://… builds it, over this file's services: a second
+    // database would only add its start-up (seconds of PGlite on a busy machine) to the test.
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: ctx.dataDir,
+      LOG_LEVEL: 'silent',
+      SESSION_SECRET: ctx.services.config.sessionSecret,
+      ...(ctx.services.config.databaseUrl ? { DATABASE_URL: ctx.services.config.databaseUrl } : {}),
+      PUBLIC_URL: 'https://imaging.example.org',
+    });
+    const app = await buildApp({ ...ctx.services, config }, { logRequests: false });
     try {
-      const res = await https.app.inject({ method: 'GET', url: '/api/health' });
+      const res = await app.inject({ method: 'GET', url: '/api/health' });
       expect(res.headers['strict-transport-security']).toContain('max-age=31536000');
-      const reg = await registerPatient(https, 'secure@example.com');
+      const reg = await registerPatient({ ...ctx, app }, 'secure@example.com');
+      expect(reg.statusCode, reg.body).toBe(201);
+      expect(reg.cookies.length).toBeGreaterThan(0);
       expect(reg.cookies.every((c) => c.secure)).toBe(true);
     } finally {
-      await https.close();
+      await app.close();
     }
   });
 

@@ -27,14 +27,14 @@ vi.mock('fastify', async (importOriginal) => {
   return { ...mod, default: factory, fastify: factory };
 });
 
-import { notifications, providers, users } from '../../src/db/schema/index';
+import { notifications, users } from '../../src/db/schema/index';
 import { buildApp } from '../../src/http/app';
 import { DICOMWEB_ROOT } from '../../src/modules/dicomweb/dicomweb.service';
 import { buildViewerApp } from '../../src/modules/viewer/viewer-app';
-import { PROVIDER_CATALOGUE } from '../../src/modules/providers/provider-catalogue';
 import { ensureAdmin } from '../../src/seed';
 import type { Services } from '../../src/services';
 import { ingestFiles } from '../helpers/dicom-ingest';
+import { completeProfile, offeringProfessional, verifiedProfessional } from '../helpers/directory';
 import { buildZip, jobSettled, makeDicom, newPatient, uid } from '../helpers/studies';
 import { createTestContext, registerUser, strongPassword, type TestContext } from '../helpers/test-app';
 
@@ -66,17 +66,23 @@ interface Fixtures {
   stranger: Account;
   recipient: Account;
   revoked: Account;
-  /** A verified professional, linked to the provider of `assignedOrderId`, which they accepted. */
+  /**
+   * A verified professional who published a directory profile (`assignedProviderId`) offering
+   * Expert Review and the Complete Analysis Package, and accepted `assignedOrderId`.
+   */
   assigned: Account;
+  assignedProviderId: string;
   /** The owner's paid Expert Review order of `owner.studyId`, in progress with `assigned`. */
   assignedOrderId: string;
+  /** The owner's Expert Review of another study of theirs, delivered by `assigned` and rated by the owner. */
+  ratedOrderId: string;
   /** A live share of the owner's (revoked by the revoke route). */
   throwawayShareId: string;
   /** A share of the owner's study sent to an email nobody has confirmed. */
   pendingShareId: string;
   /** A study of the owner's the transfer route moves to the recipient. */
   transferStudyId: string;
-  /** A directory provider. */
+  /** A directory provider (the assigned professional's profile). */
   providerId: string;
   admin: Account;
   pending: Account;
@@ -170,6 +176,11 @@ const SELF: Expect = {
 };
 /** Any signed-in session, pending professionals included (who they are, their sessions). */
 const SESSION: Expect = { ...SELF, pending: 'ok' };
+/**
+ * A verified professional's own workspace (directory profile, offers): the assigned professional's
+ * only. Everyone else finds nothing; a pending professional waits for verification.
+ */
+const PROFESSIONAL: Expect = { ...every(404), anonymous: 401, pending: 403, assigned: 'ok' };
 /** Admin area: missing for everyone else. */
 const ADMIN: Expect = { ...every(404), admin: 'ok' };
 /** The viewer origin, study-derived: only the grant for that study opens it. */
@@ -554,17 +565,13 @@ const MAIN: Record<string, Entry> = {
   'POST /api/admin/providers': {
     expect: ADMIN,
     request: (actor) => ({
-      payload: {
-        ...catalogueEntry('Dr. Rohan Kapoor'),
-        name: `Dr. Matrix ${actor}`,
-        contactInformation: { email: `matrix-${actor}@example.org`, mobile: '', website: '' },
-      },
+      payload: organisation(`Matrix Clinic ${actor}`, `matrix-${actor}@example.org`),
     }),
   },
   'PUT /api/admin/providers/:id': {
     expect: ADMIN,
     params: () => ({ id: directory.managed }),
-    request: () => ({ payload: catalogueEntry('Dr. Rohan Kapoor') }),
+    request: () => ({ payload: organisation('Matrix Managed Clinic', directory.managedEmail) }),
   },
   'POST /api/admin/providers/:id/retire': { expect: ADMIN, params: () => ({ id: directory.managed }) },
   'POST /api/admin/providers/:id/restore': { expect: ADMIN, params: () => ({ id: directory.managed }) },
@@ -618,6 +625,68 @@ const MAIN: Record<string, Entry> = {
   'POST /api/admin/services/:id/offers/:providerId/retire': {
     expect: ADMIN,
     params: () => ({ id: catalogueFixture.serviceId, providerId: catalogueFixture.offerProviderId }),
+  },
+  'POST /api/admin/services/:id/offers/:providerId/restore': {
+    expect: ADMIN,
+    params: () => ({ id: catalogueFixture.serviceId, providerId: catalogueFixture.offerProviderId }),
+  },
+
+  // A verified professional's own directory profile and offers (Directory Profile). The assigned
+  // professional keeps theirs complete, published and offering: pausing would refund their order.
+  'GET /api/professional/profile': {
+    expect: PROFESSIONAL,
+    // (HEAD answers without a body.)
+    check: (res, actor, f) =>
+      actor === 'assigned' && res.body && res.json().providerId !== f.assignedProviderId
+        ? 'another profile'
+        : undefined,
+  },
+  'PUT /api/professional/profile': {
+    expect: PROFESSIONAL,
+    request: () => ({ payload: completeProfile }),
+    check: (res, actor) =>
+      actor === 'assigned' && res.json().publishedAt === null ? 'saving unpublished the profile' : undefined,
+  },
+  'POST /api/professional/profile/publish': {
+    expect: PROFESSIONAL,
+    request: () => ({ payload: { published: true } }),
+  },
+  'POST /api/professional/offers/pause': {
+    expect: PROFESSIONAL,
+    request: () => ({ payload: { paused: false } }),
+  },
+  'GET /api/professional/offers': { expect: PROFESSIONAL },
+  'PUT /api/professional/offers/:serviceId': {
+    expect: PROFESSIONAL,
+    params: () => ({ serviceId: professionalOffer.serviceId }),
+    request: () => ({ payload: professionalOffer.terms }),
+  },
+  'DELETE /api/professional/offers/:serviceId': {
+    expect: PROFESSIONAL,
+    params: () => ({ serviceId: professionalOffer.serviceId }),
+  },
+
+  // Ratings: only the buyer rates their own completed order; a provider's ratings are for everyone
+  // signed in (without who gave them); Admin → Ratings shows the authors and hides comments.
+  'PUT /api/orders/:id/rating': {
+    expect: OWNED,
+    params: (f) => ({ id: f.ratedOrderId }),
+    request: () => ({ payload: { stars: 4, comment: 'Clear and quick.' } }),
+  },
+  'GET /api/providers/:id/ratings': {
+    expect: SELF,
+    params: (f) => ({ id: f.assignedProviderId }),
+    check: (res) =>
+      res.statusCode !== 200 || !res.body || res.json().ratingCount === 1
+        ? undefined
+        : 'the owner’s rating is not counted',
+  },
+  'GET /api/admin/ratings': { expect: ADMIN, mayReveal: ['admin'] },
+  'PUT /api/admin/ratings/:orderId/comment': {
+    expect: ADMIN,
+    mayReveal: ['admin'],
+    params: (f) => ({ orderId: f.ratedOrderId }),
+    request: () => ({ payload: { hidden: true } }),
   },
 
   // Analysis services, orders and card payments: only the owner orders for their study; a
@@ -783,11 +852,17 @@ async function login(email: string, password = strongPassword) {
 }
 
 /**
- * The owner buys Expert Review of their study with the sandbox's succeeding card from a provider
- * linked to `professional`, who accepts it: the order is in progress, so they may read the study.
- * The provider is none of those the Admin → Providers routes change.
+ * The owner buys Expert Review of their study with the sandbox's succeeding card from the
+ * professional's own published profile, and the professional accepts it: the order is in
+ * progress, so they may read the study. With `deliver`, they deliver it at once (completed).
  */
-async function assignOrder(owner: Account, professional: Account, studyId: string): Promise<string> {
+async function assignOrder(
+  owner: Account,
+  professional: Account,
+  providerId: string,
+  studyId: string,
+  deliver = false,
+): Promise<string> {
   const auth = { authorization: `Bearer ${owner.token}` };
   const catalogue = (await mainApp.inject({ url: '/api/services', headers: auth })).json() as Array<{
     id: string;
@@ -795,19 +870,13 @@ async function assignOrder(owner: Account, professional: Account, studyId: strin
     providers: Array<{ id: string; name: string }>;
   }>;
   const expert = catalogue.find((s) => s.name === 'Expert Review');
-  const provider = expert?.providers.find(
-    (p) => !['Dr. Rohan Kapoor', 'Dr. Amelia Hartwell'].includes(p.name),
-  );
-  if (!expert || !provider) throw new Error('no Expert Review offer');
-  await ctx.services.database.db
-    .update(providers)
-    .set({ linkedUserId: professional.id })
-    .where(eq(providers.id, provider.id));
+  if (!expert?.providers.some((p) => p.id === providerId))
+    throw new Error('the professional’s Expert Review is not sold');
   const intent = await mainApp.inject({
     method: 'POST',
     url: '/api/payments/create-payment-intent',
     headers: auth,
-    payload: { serviceId: expert.id, providerId: provider.id, studyId },
+    payload: { serviceId: expert.id, providerId, studyId },
   });
   if (intent.statusCode !== 200) throw new Error(`payment intent failed: ${intent.body}`);
   const paid = await mainApp.inject({
@@ -821,12 +890,22 @@ async function assignOrder(owner: Account, professional: Account, studyId: strin
   });
   if (paid.statusCode !== 200) throw new Error(`payment failed: ${paid.body}`);
   const orderId = paid.json().purchase.id as string;
+  const asProfessional = { authorization: `Bearer ${professional.token}` };
   const accepted = await mainApp.inject({
     method: 'POST',
     url: `/api/professional/orders/${orderId}/accept`,
-    headers: { authorization: `Bearer ${professional.token}` },
+    headers: asProfessional,
   });
   if (accepted.statusCode !== 200) throw new Error(`accept failed: ${accepted.body}`);
+  if (deliver) {
+    const delivered = await mainApp.inject({
+      method: 'POST',
+      url: `/api/professional/orders/${orderId}/deliver`,
+      headers: asProfessional,
+      payload: { findings: 'No acute findings.', impression: 'Normal study.', recommendation: '' },
+    });
+    if (delivered.statusCode !== 200) throw new Error(`delivery failed: ${delivered.body}`);
+  }
   return orderId;
 }
 
@@ -951,23 +1030,19 @@ beforeAll(async () => {
   const loginTarget = await patient('login-target@example.com');
   const recipient = await patient('recipient@example.com');
   const revoked = await patient('revoked@example.com');
-  // A verified professional, who will accept the owner's Expert Review order (below).
-  const assignedRes = await registerUser(ctx, 'assigned@example.com', {
-    extra: professional('assigned@example.com'),
-    remoteAddress: freshIp(),
+  // A verified professional who published a directory profile and offers Expert Review; they
+  // accept the owner's order (below).
+  const assignedPro = await offeringProfessional(ctx, 'assigned@example.com', {
+    name: 'Dana Scully',
+    hospital: 'Georgetown Hospital',
   });
-  if (assignedRes.statusCode !== 201) throw new Error(`registration failed: ${assignedRes.body}`);
-  await ctx.services.users.update(assignedRes.json().data.id as string, {
-    accountStatus: 'active',
-    emailVerifiedAt: new Date(),
-  });
-  const assignedLogin = await login('assigned@example.com');
   const assigned = {
-    id: assignedLogin.id,
-    email: 'assigned@example.com',
+    id: assignedPro.id,
+    email: assignedPro.email,
     password: strongPassword,
-    token: assignedLogin.authToken,
+    token: assignedPro.token,
   };
+  const assignedProviderId = assignedPro.providerId;
   // Shares reach confirmed emails only, and only while the owner allows sharing.
   await ctx.services.database.db
     .update(users)
@@ -1018,6 +1093,9 @@ beforeAll(async () => {
   const [transferStudyId] = await ingestFiles(ctx, owner.id, [
     makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
   ]);
+  const [ratedStudyId] = await ingestFiles(ctx, owner.id, [
+    makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
+  ]);
   const [strangerStudyId] = await ingestFiles(ctx, stranger.id, [
     makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
   ]);
@@ -1026,7 +1104,7 @@ beforeAll(async () => {
     .from(notifications)
     .where(eq(notifications.userId, owner.id))
     .limit(1);
-  if (!studyId || !throwawayStudyId || !transferStudyId || !strangerStudyId || !notification)
+  if (!studyId || !throwawayStudyId || !transferStudyId || !ratedStudyId || !strangerStudyId || !notification)
     throw new Error('setup failed');
   const share = async (email: string) => {
     const res = await mainApp.inject({
@@ -1042,12 +1120,6 @@ beforeAll(async () => {
   const revokedShareId = await share(revoked.email);
   const throwawayShareId = await share('throwaway-share@example.com');
   const pendingShareId = await share('nobody-yet@example.com');
-  const [provider] = await ctx.services.database.db
-    .select({ id: providers.id })
-    .from(providers)
-    .where(eq(providers.listed, 'directory'))
-    .limit(1);
-  if (!provider) throw new Error('no directory provider');
 
   const uploadToken = async (account: Account) => {
     const res = await mainApp.inject({
@@ -1113,7 +1185,16 @@ beforeAll(async () => {
     if (bind.statusCode !== 204 || !cookie) throw new Error(`binding failed: ${bind.statusCode}`);
     return { authorization: `Bearer ${token}`, cookie: `${cookie.name}=${cookie.value}` };
   };
-  const assignedOrderId = await assignOrder(owner, assigned, studyId);
+  const assignedOrderId = await assignOrder(owner, assigned, assignedProviderId, studyId);
+  // A completed order of the owner's, which they rated.
+  const ratedOrderId = await assignOrder(owner, assigned, assignedProviderId, ratedStudyId, true);
+  const rated = await mainApp.inject({
+    method: 'PUT',
+    url: `/api/orders/${ratedOrderId}/rating`,
+    headers: { authorization: `Bearer ${owner.token}` },
+    payload: { stars: 5, comment: 'Thorough report.' },
+  });
+  if (rated.statusCode !== 200) throw new Error(`rating failed: ${rated.statusCode} ${rated.body}`);
   const grants = {
     owner: await grantFor(owner, studyId),
     stranger: await grantFor(stranger, strangerStudyId),
@@ -1144,11 +1225,13 @@ beforeAll(async () => {
     recipient,
     revoked,
     assigned,
+    assignedProviderId,
     assignedOrderId,
+    ratedOrderId,
     throwawayShareId,
     pendingShareId,
     transferStudyId,
-    providerId: provider.id,
+    providerId: assignedProviderId,
     admin,
     pending,
     loginTarget,
@@ -1161,15 +1244,56 @@ beforeAll(async () => {
     uploadTokens,
     grants,
   };
-}, 60_000);
+  // The embedded database alone took 32 s to start on two busy cores; the actors, studies, a
+  // published profile and two orders (one delivered and rated) come on top.
+}, 120_000);
 
-/** Directory entries the provider routes act on (seeded at start), and an account one may be linked to. */
-const directory = { added: '', managed: '', linkableEmail: 'linkable-professional@example.com' };
-const catalogueEntry = (name: string) => PROVIDER_CATALOGUE.find((p) => p.name === name)!;
+/**
+ * Organisations an admin adds for the provider routes (one users add to their network, one the
+ * Admin → Providers routes change), and an account one may be linked to.
+ */
+const directory = {
+  added: '',
+  managed: '',
+  managedEmail: 'matrix-managed@example.org',
+  linkableEmail: 'linkable-professional@example.com',
+};
+/** The admin form of an organisation. */
+const organisation = (name: string, email: string) => ({
+  name,
+  specialty: 'Radiology',
+  description: 'Teleradiology reads for the authorization matrix.',
+  yearsOfExperience: '12',
+  credentials: ['Accredited teleradiology group'],
+  location: { street: '', city: 'Leeds', state: '', zipCode: '', country: 'United Kingdom' },
+  academicProfile: { rank: '', numberOfPublications: 0 },
+  contactInformation: { email, mobile: '', website: '' },
+  workingHours: { weekdays: '08:00-18:00', weekends: 'Closed' },
+});
+/** POST /api/admin/providers as the admin; the new organisation's id. */
+async function addOrganisation(name: string, email: string): Promise<string> {
+  const res = await mainApp.inject({
+    method: 'POST',
+    url: '/api/admin/providers',
+    headers: { authorization: `Bearer ${fixtures.admin.token}` },
+    payload: organisation(name, email),
+  });
+  if (res.statusCode !== 201) throw new Error(`organisation not added: ${res.statusCode} ${res.body}`);
+  return res.json().data.id as string;
+}
+/** PUT /api/admin/providers/:id/link as the admin. */
+async function linkOrganisation(id: string, email: string): Promise<void> {
+  const res = await mainApp.inject({
+    method: 'PUT',
+    url: `/api/admin/providers/${id}/link`,
+    headers: { authorization: `Bearer ${fixtures.admin.token}` },
+    payload: { email },
+  });
+  if (res.statusCode !== 200) throw new Error(`organisation not linked: ${res.statusCode} ${res.body}`);
+}
 beforeAll(async () => {
-  const list = await ctx.services.providers.listDirectory({});
-  directory.added = list.find((p) => p.name === 'Dr. Amelia Hartwell')!.id;
-  directory.managed = list.find((p) => p.name === 'Dr. Rohan Kapoor')!.id;
+  directory.added = await addOrganisation('Matrix Network Clinic', 'matrix-network@example.org');
+  directory.managed = await addOrganisation('Matrix Managed Clinic', directory.managedEmail);
   // Only an approved professional who confirmed the email may be linked.
   const res = await registerUser(ctx, directory.linkableEmail, {
     extra: professional(directory.linkableEmail),
@@ -1206,7 +1330,10 @@ beforeAll(async () => {
     .toBuffer();
 });
 
-/** A service of the matrix's own with one offer, so Admin → Services changes touch no other route's. */
+/**
+ * A service of the matrix's own with one offer, so Admin → Services changes touch no other route's.
+ * Its offers are by organisations linked to verified professionals (someone reads what they sell).
+ */
 const catalogueFixture = {
   serviceId: '',
   offerProviderId: '',
@@ -1224,11 +1351,15 @@ const catalogueFixture = {
 beforeAll(async () => {
   const meta = { requestId: 'matrix', ip: '127.0.0.1' };
   const adminActor = { id: fixtures.admin.id, role: 'admin' as const };
-  const others = (await ctx.services.providers.listDirectory({})).filter(
-    (p) => p.id !== directory.managed && p.id !== directory.added,
-  );
-  catalogueFixture.offerProviderId = others[0]!.id;
-  catalogueFixture.newProviderId = others[1]!.id;
+  catalogueFixture.offerProviderId = await addOrganisation('Matrix Offer Clinic', 'matrix-offer@example.org');
+  catalogueFixture.newProviderId = await addOrganisation('Matrix New Clinic', 'matrix-new@example.org');
+  for (const [id, email] of [
+    [catalogueFixture.offerProviderId, 'matrix-offer-reader@example.com'],
+    [catalogueFixture.newProviderId, 'matrix-new-reader@example.com'],
+  ] as const) {
+    await verifiedProfessional(ctx, email, { name: 'Matrix Reader' });
+    await linkOrganisation(id, email);
+  }
   const created = await ctx.services.catalogueAdmin.create(adminActor, catalogueFixture.input, meta);
   catalogueFixture.serviceId = created.id;
   await ctx.services.catalogueAdmin.addOffer(
@@ -1237,6 +1368,23 @@ beforeAll(async () => {
     { providerId: catalogueFixture.offerProviderId, price: 10 },
     meta,
   );
+});
+
+/** The offer the assigned professional's offer routes change (and withdraw, last): not the one the owner bought. */
+const professionalOffer = {
+  serviceId: '',
+  terms: { price: 239.5, turnaround: '3-5 days', modalities: ['MRI'] },
+};
+beforeAll(async () => {
+  const offers = (
+    await mainApp.inject({
+      url: '/api/professional/offers',
+      headers: { authorization: `Bearer ${fixtures.assigned.token}` },
+    })
+  ).json() as Array<{ serviceId: string; serviceName: string; offer: { status: string } | null }>;
+  const complete = offers.find((o) => o.serviceName === 'Complete Analysis Package');
+  if (complete?.offer?.status !== 'live') throw new Error('the assigned professional offers no package');
+  professionalOffer.serviceId = complete.serviceId;
 });
 
 /** An offer, an unpaid order and an unconfirmed payment of the owner's, for the order and payment routes. */
@@ -1295,6 +1443,33 @@ describe('authorization matrix (every route × owner, share recipient, revoked r
           problems.push(`${name} app: entry "${key}" names no registered route; remove it.`);
     }
     expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('lets a patient rate only their own completed order', async () => {
+    const f = fixtures;
+    const rate = (who: Account, orderId: string) =>
+      mainApp.inject({
+        method: 'PUT',
+        url: `/api/orders/${orderId}/rating`,
+        remoteAddress: freshIp(),
+        headers: { authorization: `Bearer ${who.token}` },
+        payload: { stars: 1, comment: 'Not mine to rate.' },
+      });
+    // The owner's orders that are not completed: in progress with the professional, awaiting payment.
+    for (const orderId of [f.assignedOrderId, shop.ownerOrderId])
+      expect((await rate(f.owner, orderId)).statusCode, orderId).toBe(404);
+    // The owner's completed order: nobody else rates it, not the professional who delivered it nor an admin.
+    for (const who of [f.stranger, f.recipient, f.revoked, f.assigned, f.admin])
+      expect((await rate(who, f.ratedOrderId)).statusCode, who.email).toBe(404);
+    const ratings = await mainApp.inject({
+      url: `/api/providers/${f.assignedProviderId}/ratings`,
+      headers: { authorization: `Bearer ${f.stranger.token}` },
+    });
+    expect(ratings.json()).toMatchObject({
+      rating: 5,
+      ratingCount: 1,
+      data: [{ stars: 5, comment: 'Thorough report.', serviceName: 'Expert Review' }],
+    });
   });
 
   // About 1,300 requests: 17 s alone, over the default 30 s beside the rest of the suite on two cores.
