@@ -77,11 +77,12 @@ function RecipientChip({ recipient, onRemove }: { recipient: Recipient; onRemove
  * turning it on allows, and the switch itself, so consent is given where it is needed.
  */
 function SharingConsent({ userId }: { userId: string }) {
+  const titleId = useId();
   const allow = useAllowSharing();
   return (
-    <Alert variant="info" className="grid gap-2" aria-labelledby="sharing-consent-title">
+    <Alert variant="info" className="grid gap-2" role="region" aria-labelledby={titleId}>
       <div className="grid gap-2">
-        <AlertTitle id="sharing-consent-title" className="flex items-center gap-2">
+        <AlertTitle id={titleId} className="flex items-center gap-2">
           <ShieldCheck className="size-4 shrink-0" aria-hidden="true" />
           Sharing is turned off
         </AlertTitle>
