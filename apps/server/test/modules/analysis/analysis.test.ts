@@ -16,7 +16,7 @@ import { ingestFiles } from '../../helpers/dicom-ingest';
 import { generateSeries } from '../../helpers/dicom-series';
 import { FIXTURES, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
 import { offeringProfessional } from '../../helpers/directory';
-import { createTestContext, eventually, registerUser, type TestContext } from '../../helpers/test-app';
+import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 
 let ctx: TestContext;
 let buyer: Patient;
