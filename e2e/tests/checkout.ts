@@ -1,4 +1,4 @@
-import type { Locator } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** Stripe's test card that always succeeds, which the sandbox processor follows too. */
 export const GOOD_CARD = '4242 4242 4242 4242';
@@ -23,4 +23,25 @@ export async function fillCard(dialog: Locator, cardNumber = GOOD_CARD): Promise
   await dialog.getByLabel('Expiry').fill('1234');
   await dialog.getByLabel('CVC').fill('123');
   await dialog.getByLabel('Postal code').fill('12345');
+}
+
+/** A name as a regular expression matching it literally ('Dr. (Demo)' matches only itself). */
+export const literally = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+/**
+ * On Available Services (wide layout), the row of `provider` (a name, or a pattern such as
+ * /Automated/) in the opened service's 'Providers of …' table; opens the service first when its
+ * providers are not shown yet. Several providers sell the same service on the shared test server,
+ * so a test always picks its own by name, never 'the first'.
+ */
+export async function providerRow(page: Page, service: string, provider: string | RegExp): Promise<Locator> {
+  const providers = page.getByRole('table', { name: `Providers of ${service}` });
+  const show = page.getByRole('button', { name: `Show ${service}`, exact: true });
+  await expect(show.or(page.getByRole('button', { name: `Hide ${service}`, exact: true }))).toBeVisible();
+  if (await show.isVisible()) await show.click();
+  const row = providers.getByRole('row', {
+    name: typeof provider === 'string' ? literally(provider) : provider,
+  });
+  await expect(row).toHaveCount(1);
+  return row;
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { adminContext, linkedProfessional } from './professionals';
+import { adminContext, offeringProfessional } from './professionals';
 import {
   newUid,
   pickFromTile,
@@ -13,9 +13,9 @@ import {
   writeSeries,
   zipEntries,
 } from './study-files';
-import { chooseStudy, fillCard } from './checkout';
+import { chooseStudy, fillCard, providerRow } from './checkout';
 
-test('a professional linked to the provider accepts an Expert Review, writes and delivers the report; the patient gets it in the study', async ({
+test('a professional who offers Expert Review accepts an order of it, writes and delivers the report; the patient gets it in the study', async ({
   page,
   browser,
   baseURL,
@@ -24,17 +24,12 @@ test('a professional linked to the provider accepts an Expert Review, writes and
   // The admin, in a context of its own.
   const admin = await adminContext(browser, baseURL!);
   const adminPage = admin.pages()[0]!;
-  const services = (await (await admin.request.get('/api/services')).json()) as Array<{
-    name: string;
-    providers: Array<{ id: string; name: string }>;
-  }>;
-  const provider = services.find((s) => s.name === 'Expert Review')!.providers[0]!;
-  const pro = await linkedProfessional(browser, baseURL!, admin, provider.id, {
-    first: 'Gregory',
-    last: 'House',
-  });
+  // A verified professional who published their profile and offers Expert Review.
+  const pro = await offeringProfessional(browser, baseURL!, admin, { first: 'Gregory', last: 'House' }, [
+    'Expert Review',
+  ]);
 
-  // The patient uploads a CT study and buys Expert Review from that provider with 4242.
+  // The patient uploads a CT study and buys Expert Review from that professional with 4242.
   await registerPatient(page, uniqueEmail('patient-fulfil'), 'Paula', 'Patient');
   const description = `Fulfil CT ${Date.now()}`;
   const dir = tempDir('fulfil');
@@ -52,14 +47,9 @@ test('a professional linked to the provider accepts an Expert Review, writes and
   await expect(row).toBeVisible({ timeout: 90_000 });
   await row.getByRole('link', { name: 'Get Analysis' }).click();
   await expect(page).toHaveURL(/\/services\/available\?action=getanalysis/);
-  const providers = page.getByRole('table', { name: 'Providers of Expert Review' });
-  if (!(await providers.isVisible()))
-    await page
-      .getByRole('row', { name: /Expert Review/ })
-      .first()
-      .click();
-  await providers
-    .getByRole('row', { name: new RegExp(provider.name) })
+  await (
+    await providerRow(page, 'Expert Review', pro.name)
+  )
     .getByRole('button', { name: 'Purchase' })
     .click();
   const dialog = page.getByRole('dialog');
