@@ -99,7 +99,7 @@ export function VerifiedBadge({
   return (
     <Badge
       variant="outline"
-      className={cn('gap-1 border-emerald-300 bg-emerald-50 text-emerald-800', className)}
+      className={cn('gap-1 whitespace-nowrap border-emerald-300 bg-emerald-50 text-emerald-800', className)}
       title="An administrator checked this professional's medical licence."
     >
       <BadgeCheck className="size-3.5 shrink-0" aria-hidden="true" />
@@ -124,6 +124,12 @@ export function providerKindLabel(kind: ProviderKind): string {
   }
 }
 
+/** The specialty worth a badge of its own: none when it only repeats the kind ('Automated analysis'). */
+export function specialtyLabel(p: { specialty: string | null; kind: ProviderKind }): string | null {
+  if (!p.specialty) return null;
+  return p.specialty.trim().toLowerCase() === providerKindLabel(p.kind).toLowerCase() ? null : p.specialty;
+}
+
 /**
  * The kind of an organisation or of the platform's automated analysis; nothing for a professional
  * (their Verified badge says it) or a private contact unless `all`.
@@ -140,7 +146,7 @@ export function ProviderKindBadge({
   if (!all && (kind === 'professional' || kind === 'contact')) return null;
   const Icon = kind === 'automated' ? Bot : Building2;
   return (
-    <Badge variant="secondary" className={cn('gap-1', className)}>
+    <Badge variant="secondary" className={cn('gap-1 whitespace-nowrap', className)}>
       {kind !== 'professional' && kind !== 'contact' && (
         <Icon className="size-3.5 shrink-0" aria-hidden="true" />
       )}
@@ -154,7 +160,7 @@ export function DemoBadge({ className }: { className?: string }) {
   return (
     <Badge
       variant="outline"
-      className={cn('gap-1 border-amber-300 bg-amber-50 text-amber-900', className)}
+      className={cn('gap-1 whitespace-nowrap border-amber-300 bg-amber-50 text-amber-900', className)}
       title="Demo data: not a real provider"
     >
       <FlaskConical className="size-3 shrink-0" aria-hidden="true" />

@@ -42,7 +42,9 @@ export function StarRatingInput({
           const stars = i + 1;
           const inputId = `${id}-${stars}`;
           return (
-            <span key={stars} className="relative">
+            // The radio lies, transparent, over its star: clicks, taps and automation reach the
+            // input itself, and the star below shows the state.
+            <span key={stars} className="relative flex" onMouseEnter={() => setHovered(stars)}>
               <input
                 id={inputId}
                 type="radio"
@@ -50,15 +52,14 @@ export function StarRatingInput({
                 value={stars}
                 checked={value === stars}
                 onChange={() => onChange(stars)}
-                className="peer sr-only"
+                className="peer absolute inset-0 z-10 m-0 size-full cursor-pointer appearance-none opacity-0 disabled:cursor-not-allowed"
               />
               <label
                 htmlFor={inputId}
-                onMouseEnter={() => setHovered(stars)}
                 className={cn(
-                  'flex cursor-pointer rounded-md p-1 transition-colors',
+                  'flex rounded-md p-1 transition-colors',
                   'peer-focus-visible:ring-2 peer-focus-visible:ring-ring peer-focus-visible:ring-offset-2',
-                  'peer-disabled:cursor-not-allowed peer-disabled:opacity-50',
+                  'peer-disabled:opacity-50',
                 )}
               >
                 <Star

@@ -23,7 +23,13 @@ import { useId, useState, type ReactNode } from 'react';
 import { useForm, type FieldError as FormFieldError } from 'react-hook-form';
 import { z } from 'zod';
 import { EmptyState } from '@/components/empty-state';
-import { DemoBadge, ProviderKindBadge, RatingSummary, VerifiedBadge } from '@/components/provider-trust';
+import {
+  DemoBadge,
+  ProviderKindBadge,
+  RatingSummary,
+  specialtyLabel,
+  VerifiedBadge,
+} from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -172,7 +178,7 @@ export function ProvidersAdmin() {
                 <div className="flex flex-wrap items-center gap-2">
                   <span className="font-medium">{p.name}</span>
                   <ProviderKindBadge kind={p.kind} all />
-                  {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                  {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
                   {p.verified && <VerifiedBadge verified={p.verified} />}
                   {p.demo && <DemoBadge />}
                   {p.retiredAt && <Badge variant="outline">Retired</Badge>}
@@ -186,7 +192,7 @@ export function ProvidersAdmin() {
                 )}
                 <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
                   <dt className="text-muted-foreground">Email</dt>
-                  <dd className="break-all">{p.contactInformation.email}</dd>
+                  <dd className="break-all">{p.contactInformation.email || '—'}</dd>
                   <dt className="text-muted-foreground">Location</dt>
                   <dd>{[p.location?.city, p.location?.country].filter(Boolean).join(', ') || '—'}</dd>
                   <dt className="text-muted-foreground">Rating</dt>

@@ -55,17 +55,20 @@ function RowActions({
   onEdit,
   onWithdraw,
   busy,
+  inTable = false,
 }: {
   row: MyOffer;
   onEdit: (row: MyOffer) => void;
   onWithdraw: (row: MyOffer) => void;
   busy: boolean;
+  /** In the wide table the buttons stay on one line; on a card they wrap. */
+  inTable?: boolean;
 }) {
   const status = row.offer?.status;
   if (status === 'retired') return null;
   if (status === 'live')
     return (
-      <div className="flex flex-wrap justify-end gap-2">
+      <div className={cn('flex justify-end gap-2', inTable ? 'flex-nowrap' : 'flex-wrap')}>
         <Button size="sm" variant="outline" onClick={() => onEdit(row)}>
           <Pencil aria-hidden="true" /> Edit offer
         </Button>
@@ -183,6 +186,7 @@ export function OffersTable({ profile }: { profile: ProfessionalProfile }) {
                           onEdit={setEditing}
                           onWithdraw={onWithdraw}
                           busy={withdraw.isPending}
+                          inTable
                         />
                       </div>
                     </td>

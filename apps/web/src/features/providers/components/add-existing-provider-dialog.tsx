@@ -1,7 +1,7 @@
 import type { Provider } from '@mi/contracts/sharing';
 import { Check, Plus, RefreshCw } from 'lucide-react';
 import { useMemo, useState } from 'react';
-import { ProviderBadges, RatingSummary } from '@/components/provider-trust';
+import { ProviderBadges, RatingSummary, specialtyLabel } from '@/components/provider-trust';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -115,7 +115,7 @@ export function AddExistingProviderDialog({
                     <div className="grid min-w-0 gap-0.5">
                       <span className="flex flex-wrap items-center gap-2">
                         <span className="font-medium [overflow-wrap:anywhere]">{p.name}</span>
-                        {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                        {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
                       </span>
                       <ProviderBadges provider={p} />
                       <span className="text-sm text-muted-foreground [overflow-wrap:anywhere]">

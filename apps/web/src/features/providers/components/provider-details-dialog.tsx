@@ -1,7 +1,7 @@
 import type { Provider } from '@mi/contracts/sharing';
 import { Award, BookOpen, Clock, Globe, Mail, MapPin, MessageSquare, Phone, Star } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { ProviderBadges, RatingSummary, Stars } from '@/components/provider-trust';
+import { ProviderBadges, RatingSummary, specialtyLabel, Stars } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { Spinner } from '@/components/ui/spinner';
@@ -93,7 +93,7 @@ export function ProviderDetailsDialog({
             <div className="grid gap-1.5">
               <div className="flex flex-wrap items-center gap-2">
                 <span className="text-lg font-semibold [overflow-wrap:anywhere]">{p.name}</span>
-                {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
                 {p.onPlatform && <Badge>On the platform</Badge>}
               </div>
               <ProviderBadges provider={p} />

@@ -1,6 +1,6 @@
 import type { Provider } from '@mi/contracts/sharing';
 import { FolderOpen, Info, Send, Trash2 } from 'lucide-react';
-import { ProviderBadges, RatingSummary } from '@/components/provider-trust';
+import { ProviderBadges, RatingSummary, specialtyLabel } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -118,7 +118,7 @@ export function ProvidersList(props: ListProps) {
           <tbody>
             {providers.map((p) => (
               <tr key={p.id} className="border-t align-middle hover:bg-muted/40">
-                <td className="max-w-72 px-3 py-2.5">
+                <td className="max-w-80 px-3 py-2.5">
                   <span className="flex items-center gap-1">
                     <span className="grid min-w-0">
                       <span className="truncate font-medium" title={p.name}>
@@ -130,10 +130,10 @@ export function ProvidersList(props: ListProps) {
                       >
                         {p.contactInformation.email}
                       </span>
-                      <ProviderBadges provider={p} className="mt-1" />
                     </span>
                     <InfoButton provider={p} onInfo={handlers.onInfo} />
                   </span>
+                  <ProviderBadges provider={p} className="mt-1" />
                 </td>
                 <td className="px-3 py-2.5">
                   {p.specialty || <span className="text-muted-foreground">N/A</span>}
@@ -170,7 +170,7 @@ export function ProvidersList(props: ListProps) {
               </div>
               <ProviderBadges provider={p} />
               <div className="flex flex-wrap items-center gap-2 text-sm">
-                {p.specialty && <Badge variant="secondary">{p.specialty}</Badge>}
+                {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
                 {placeOf(p) && <span className="text-muted-foreground">{placeOf(p)}</span>}
                 {experienceText(p.yearsOfExperience) && (
                   <span className="text-muted-foreground">{experienceText(p.yearsOfExperience)}</span>
