@@ -357,8 +357,27 @@ const MAIN: Record<string, Entry> = {
     // Someone else's session looks missing.
     expect: { ...OWNED, pending: 404 },
     params: (f) => ({ id: f.spareSessionId }),
+    request: freshProof,
   },
-  'POST /api/auth/sessions/revoke-others': { expect: SESSION, last: true },
+  'POST /api/auth/sessions/revoke-others': { expect: SESSION, last: true, request: freshProof },
+  // Confirming it is you: a wrong password (or no code asked for) proves nothing, whoever asks.
+  'POST /api/auth/reauthenticate': {
+    expect: { ...every(401), pending: 403 },
+    request: () => ({ payload: { password: 'not-the-password' } }),
+  },
+  'POST /api/auth/reauthenticate/code': { expect: { ...every(400), anonymous: 401, pending: 403 } },
+  'POST /api/auth/password': {
+    expect: { ...every(401), pending: 403 },
+    request: () => ({ payload: { currentPassword: 'not-the-password', newPassword: 'N3w!Passw0rd-1' } }),
+  },
+  // A link to the new address, which changes nothing until it is opened.
+  'POST /api/auth/email': {
+    expect: SELF,
+    request: async (actor, f) => ({
+      ...(await freshProof(actor, f)),
+      payload: { newEmail: `moves-${actor}@example.com` },
+    }),
+  },
 
   'GET /api/admin/outbox': { expect: ADMIN, mayReveal: ['admin'] },
   'GET /api/admin/jobs/failed': { expect: ADMIN },
@@ -414,14 +433,14 @@ const MAIN: Record<string, Entry> = {
     expect: every(401),
     request: (_a, f) => ({ payload: { email: f.owner.email, mfaToken: 'forged' } }),
   },
-  'POST /api/mfa/totp/setup': { expect: SELF },
+  'POST /api/mfa/totp/setup': { expect: SELF, request: freshProof },
   // Past the access check, a wrong code is refused (400).
   'POST /api/mfa/totp/confirm': {
     expect: { ...SELF, owner: 400, stranger: 400, admin: 400, recipient: 400, revoked: 400, assigned: 400 },
-    request: () => ({ payload: { code: '000000' } }),
+    request: async (actor, f) => ({ ...(await freshProof(actor, f)), payload: { code: '000000' } }),
   },
   // Removing an authenticator nobody added changes nothing and succeeds.
-  'DELETE /api/mfa/totp': { expect: SELF },
+  'DELETE /api/mfa/totp': { expect: SELF, request: freshProof },
 
   'PUT /api/users/:id': {
     expect: OWNED,
@@ -910,6 +929,23 @@ async function assignOrder(
 }
 
 /** A new session of the account, for a call that ends it. */
+/**
+ * Security settings need a proof of identity from the last 5 minutes (modules/auth/fresh-proof.ts),
+ * and the walk may take longer: the actor confirms with its password just before the call.
+ */
+async function freshProof(actor: Actor, f: Fixtures): Promise<Partial<InjectOptions>> {
+  if (actor === 'anonymous') return {};
+  const account = f[actor];
+  await mainApp.inject({
+    method: 'POST',
+    url: '/api/auth/reauthenticate',
+    remoteAddress: freshIp(),
+    headers: { authorization: `Bearer ${account.token}` },
+    payload: { password: account.password },
+  });
+  return {};
+}
+
 async function spareToken(account: Account) {
   return (await login(account.email, account.password)).authToken;
 }
