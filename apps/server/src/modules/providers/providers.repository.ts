@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   professionalProfiles,
@@ -81,8 +81,11 @@ const toWithLink = (r: JoinedRow): ProviderWithLink => ({
   licence: r.licence?.licenseState ? (r.licence as ProviderWithLink['licence']) : null,
 });
 
-/** In the searchable directory: a live entry, and a professional's profile only once published. */
-export const listedInDirectory: SQL = sql`(${providers.listed} = 'directory' and ${providers.retiredAt} is null and (${providers.kind} <> 'professional' or ${providers.publishedAt} is not null))`;
+/**
+ * In the searchable directory: a live entry, and a professional's profile only once published and
+ * while their account is active (a disabled professional leaves the directory).
+ */
+export const listedInDirectory: SQL = sql`(${providers.listed} = 'directory' and ${providers.retiredAt} is null and (${providers.kind} <> 'professional' or (${providers.publishedAt} is not null and exists (select 1 from ${users} u where u.id = ${providers.linkedUserId} and u.account_status = 'active'))))`;
 
 /** The predicate of the unique index on directory emails (a professional's profile is not in it). */
 const directoryEmailKey = sql`${providers.listed} = 'directory' and ${providers.kind} <> 'professional'`;
@@ -132,7 +135,8 @@ export function createProvidersRepository(db: Db) {
       const where: SQL[] = [listedInDirectory];
       if (filter.q)
         where.push(
-          sql`(strpos(lower(${providers.name}), lower(${filter.q})) > 0 or strpos(${providers.emailNormalized}, lower(${filter.q})) > 0)`,
+          // The email shown: a professional's account email stays private unless they show it.
+          sql`(strpos(lower(${providers.name}), lower(${filter.q})) > 0 or strpos(lower(${providers.email}), lower(${filter.q})) > 0)`,
         );
       if (filter.specialty) where.push(sql`lower(${providers.specialty}) = lower(${filter.specialty})`);
       if (filter.country)
@@ -194,13 +198,24 @@ export function createProvidersRepository(db: Db) {
         });
     },
 
-    /** The registration a professional's profile starts from, when an admin has verified the account. */
+    /**
+     * The registration a professional's profile starts from, once an admin verified the licence and
+     * the professional confirmed their email (what a reading needs, provider_fulfillers).
+     */
     async findVerifiedProfessional(userId: string) {
       const [row] = await db
         .select({ user: users, licence: professionalProfiles })
         .from(users)
         .innerJoin(professionalProfiles, eq(professionalProfiles.userId, users.id))
-        .where(and(eq(users.id, userId), eq(users.role, 'professional'), eq(users.accountStatus, 'active')))
+        .where(
+          and(
+            eq(users.id, userId),
+            eq(users.role, 'professional'),
+            eq(users.accountStatus, 'active'),
+            isNotNull(users.emailVerifiedAt),
+            isNotNull(professionalProfiles.reviewedAt),
+          ),
+        )
         .limit(1);
       return row;
     },

@@ -251,7 +251,7 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
       return view(id);
     },
 
-    /** Brings back an offer an admin (or its professional) retired: it is sold again while someone can deliver it. */
+    /** Brings back an offer an admin retired: it is sold again while someone can deliver it. */
     async restoreOffer(
       admin: Actor,
       id: string,
@@ -259,6 +259,9 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
       meta: RequestMeta,
     ): Promise<AdminService> {
       const offer = await requireOffer(id, providerId);
+      // A reading its professional chose to stop is theirs to offer again, not an admin's.
+      if (offer.retiredBy === 'provider')
+        throw new AppError('CONFLICT', 'The professional withdrew this offer; only they can offer it again.');
       if (offer.retiredAt) {
         await repo.updateOffer(id, offer.providerId, {
           retiredAt: null,

@@ -88,6 +88,11 @@ describe('a professional’s own profile and offers', () => {
   let pro: Patient;
 
   it('is made from the registration once an admin verified the account; others have none', async () => {
+    // An approved professional who has not confirmed their email has no profile yet: nothing of
+    // theirs could be delivered.
+    const unconfirmed = await verifiedProfessional(ctx, 'unconfirmed-offers@example.com');
+    await ctx.services.users.update(unconfirmed.id, { emailVerifiedAt: null });
+    expect((await call(unconfirmed, 'GET', '/api/professional/profile')).statusCode).toBe(404);
     // A patient has no profile: the one 404.
     expect((await call(patient, 'GET', '/api/professional/profile')).statusCode).toBe(404);
     expect((await call(patient, 'GET', '/api/professional/offers')).statusCode).toBe(404);
@@ -199,6 +204,16 @@ describe('a professional’s own profile and offers', () => {
     const withdrawn = await call(pro, 'DELETE', `/api/professional/offers/${expert.id}`);
     expect(withdrawn.json().offer.status).toBe('withdrawn');
     expect(await offersOf(providerId)).toEqual([]);
+    // What the professional chose to stop, an admin does not put back on sale.
+    const admin = await newPatient(ctx, 'admin0-offers@example.com');
+    await ctx.services.users.update(admin.id, { role: 'admin' });
+    const restore = await call(
+      admin,
+      'POST',
+      `/api/admin/services/${expert.id}/offers/${providerId}/restore`,
+    );
+    expect(restore.statusCode).toBe(409);
+    expect(await offersOf(providerId)).toEqual([]);
     const back = await call(pro, 'PUT', `/api/professional/offers/${expert.id}`, {
       price: 185,
       turnaround: '2-3 days',
@@ -260,6 +275,9 @@ describe('only deliverable offers are sold', () => {
     expect(await statusOf(waiting.id)).toBe('refunded');
     expect(await statusOf(accepted.id)).toBe('refunded');
     expect(await offersOf(pro.providerId)).toEqual([]);
+    // A disabled professional leaves the directory too.
+    const directory = (await call(patient, 'GET', '/api/providers')).json().data as Array<{ id: string }>;
+    expect(directory.map((p) => p.id)).not.toContain(pro.providerId);
   });
 
   it('an admin cannot make an organisation sellable without someone to deliver', async () => {
