@@ -1,4 +1,5 @@
 import { BadgeCheck, Bot, Building2, FlaskConical, Star } from 'lucide-react';
+import { Fragment } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
@@ -81,14 +82,20 @@ export function Stars({ value, className }: { value: number; className?: string 
   );
 }
 
-/** 'Verified · licensed in CA · since Mar 12, 2026': the licence an admin checked, and when. */
-export function verifiedText(verified: { licenseState: string; verifiedAt: string }): string {
+/** The parts of the Verified badge: 'Verified', 'licensed in CA', 'since Mar 12, 2026'. */
+function verifiedParts(verified: { licenseState: string; verifiedAt: string }): string[] {
   const since = formatDate(verified.verifiedAt);
-  return ['Verified', `licensed in ${verified.licenseState}`, since && `since ${since}`]
-    .filter(Boolean)
-    .join(' · ');
+  return ['Verified', `licensed in ${verified.licenseState}`, since && `since ${since}`].filter(
+    (part): part is string => Boolean(part),
+  );
 }
 
+/** 'Verified · licensed in CA · since Mar 12, 2026': the licence an admin checked, and when. */
+export function verifiedText(verified: { licenseState: string; verifiedAt: string }): string {
+  return verifiedParts(verified).join(' · ');
+}
+
+/** The Verified badge; on a narrow screen it breaks between its parts, never inside one. */
 export function VerifiedBadge({
   verified,
   className,
@@ -96,14 +103,22 @@ export function VerifiedBadge({
   verified: { licenseState: string; verifiedAt: string };
   className?: string;
 }) {
+  const parts = verifiedParts(verified);
   return (
     <Badge
       variant="outline"
-      className={cn('gap-1 whitespace-nowrap border-emerald-300 bg-emerald-50 text-emerald-800', className)}
+      className={cn('gap-1 rounded-md border-emerald-300 bg-emerald-50 text-emerald-800', className)}
       title="An administrator checked this professional's medical licence."
     >
       <BadgeCheck className="size-3.5 shrink-0" aria-hidden="true" />
-      {verifiedText(verified)}
+      <span>
+        {parts.map((part, i) => (
+          <Fragment key={part}>
+            {i > 0 && ' · '}
+            <span className="whitespace-nowrap">{part}</span>
+          </Fragment>
+        ))}
+      </span>
     </Badge>
   );
 }
