@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { adminContext, linkedProfessional } from './professionals';
+import { adminContext, offeringProfessional } from './professionals';
 import {
   newUid,
   pickFromTile,
@@ -10,7 +10,7 @@ import {
   uploadAndReturnToStudies,
   writeSeries,
 } from './study-files';
-import { chooseStudy, fillCard } from './checkout';
+import { chooseStudy, fillCard, providerRow } from './checkout';
 
 /** Picks a small study of one modality on the upload page, uploads it and waits for its row in My Studies. */
 async function uploadPicked(page: Page, description: string, modality = 'CT') {
@@ -38,12 +38,7 @@ async function uploadCtStudy(page: Page, description: string, modality = 'CT') {
 /** Buys a service from one provider for the study described so, with 4242, on Available Services. */
 async function buy(page: Page, service: string, provider: string, studyDescription: string) {
   await page.goto('/services/available');
-  const providers = page.getByRole('table', { name: `Providers of ${service}` });
-  await page.getByRole('button', { name: `Show ${service}` }).click();
-  await providers
-    .getByRole('row', { name: new RegExp(provider) })
-    .getByRole('button', { name: 'Purchase' })
-    .click();
+  await (await providerRow(page, service, provider)).getByRole('button', { name: 'Purchase' }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
   await chooseStudy(dialog, studyDescription);
@@ -60,15 +55,13 @@ async function expectNoSidewaysScroll(page: Page) {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
-/** Opens Expert Review's providers and 'Purchase' of the first, then fills the card form. */
-async function startExpertReviewPurchase(page: Page, cardNumber: string) {
-  const providers = page.getByRole('table', { name: 'Providers of Expert Review' });
-  if (!(await providers.isVisible()))
-    await page
-      .getByRole('row', { name: /Expert Review/ })
-      .first()
-      .click();
-  await providers.getByRole('button', { name: 'Purchase' }).first().click();
+/** Opens Expert Review's providers and 'Purchase' of the one named so, then fills the card form. */
+async function startExpertReviewPurchase(page: Page, provider: string, cardNumber: string) {
+  await (
+    await providerRow(page, 'Expert Review', provider)
+  )
+    .getByRole('button', { name: 'Purchase' })
+    .click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
   await fillCard(dialog, cardNumber);
@@ -77,8 +70,18 @@ async function startExpertReviewPurchase(page: Page, cardNumber: string) {
 
 test('a patient buys Expert Review for a study with a card; a declined card creates nothing', async ({
   page,
+  browser,
+  baseURL,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
+  // The professional the patient buys from: verified, published, offering Expert Review.
+  const admin = await adminContext(browser, baseURL!);
+  const pro = await offeringProfessional(browser, baseURL!, admin, { first: 'Olivia', last: 'Okonkwo' }, [
+    'Expert Review',
+  ]);
+  await pro.context.close();
+  await admin.close();
+
   await registerPatient(page, uniqueEmail('orders'), 'Olga', 'Buyer');
   const description = `Order CT ${Date.now()}`;
   const row = await uploadCtStudy(page, description);
@@ -90,7 +93,7 @@ test('a patient buys Expert Review for a study with a card; a declined card crea
   await expect(page.getByRole('cell', { name: 'Expert Review', exact: true }).first()).toBeVisible();
 
   // A declined card: its message, and nothing bought.
-  let dialog = await startExpertReviewPurchase(page, '4000 0000 0000 0002');
+  let dialog = await startExpertReviewPurchase(page, pro.name, '4000 0000 0000 0002');
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('alert')).toHaveText('Your card was declined.');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -99,18 +102,14 @@ test('a patient buys Expert Review for a study with a card; a declined card crea
 
   // 4242: paid, and listed in Purchased Services.
   await page.goto('/services/available');
-  await page
-    .getByRole('row', { name: /Expert Review/ })
-    .first()
-    .click();
-  const price = await page
-    .getByRole('table', { name: 'Providers of Expert Review' })
-    .getByRole('row')
-    .nth(1)
+  const price = await (
+    await providerRow(page, 'Expert Review', pro.name)
+  )
     .getByRole('cell')
     .nth(4)
     .innerText();
-  dialog = await startExpertReviewPurchase(page, '4242 4242 4242 4242');
+  expect(price).toMatch(/^\$\d+\.\d{2}$/);
+  dialog = await startExpertReviewPurchase(page, pro.name, '4242 4242 4242 4242');
   await chooseStudy(dialog, description);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
@@ -134,22 +133,29 @@ test('an order whose study lacks the modality gets another study attached; decli
   baseURL,
 }) => {
   test.setTimeout(300_000);
-  // The professional who will decline: linked to one of Expert Review's providers.
+  // The professional who will decline: they offer Expert Review at its list price.
   const admin = await adminContext(browser, baseURL!);
-  const services = (await (await admin.request.get('/api/services')).json()) as Array<{
-    name: string;
-    providers: Array<{ id: string; name: string; price: number }>;
-  }>;
-  const provider = services.find((s) => s.name === 'Expert Review')!.providers.at(-1)!;
-  const price = `$${provider.price.toFixed(2)}`;
-  const pro = await linkedProfessional(browser, baseURL!, admin, provider.id);
+  const pro = await offeringProfessional(browser, baseURL!, admin, { first: 'Desmond', last: 'Declan' }, [
+    'Expert Review',
+  ]);
+  const expertReview = async () =>
+    (
+      (await (await admin.request.get('/api/services')).json()) as Array<{
+        name: string;
+        providers: Array<{ id: string; name: string; price: number }>;
+      }>
+    ).find((s) => s.name === 'Expert Review')!;
+  const offer = (await expertReview()).providers.find((p) => p.id === pro.providerId)!;
+  expect(offer, 'the professional’s offer is on sale').toBeTruthy();
+  expect(offer.name).toBe(pro.name);
+  const price = `$${offer.price.toFixed(2)}`;
 
   await registerPatient(page, uniqueEmail('attach'), 'Ada', 'Attach');
   const mr = `Attach MR ${Date.now()}`;
   await uploadCtStudy(page, mr, 'MR');
 
   // Expert Review reads X-Ray and CT: bought for the MR study, it waits for data.
-  await buy(page, 'Expert Review', provider.name, mr);
+  await buy(page, 'Expert Review', pro.name, mr);
   const row = page.getByRole('row', { name: /Expert Review/ });
   await expect(row).toContainText('Upload Required Data');
   await expect(row.getByRole('img', { name: 'Upload required data' })).toBeVisible();
@@ -230,9 +236,9 @@ test('an order whose study lacks the modality gets another study attached; decli
   await expectNoSidewaysScroll(page);
   await page.goto('/services/available');
   await page.getByRole('button', { name: 'Details and providers of Expert Review' }).click();
-  await expect(
-    page.getByRole('list', { name: 'Providers of Expert Review' }).getByRole('button', { name: 'Purchase' }),
-  ).toHaveCount(3);
+  const sellers = page.getByRole('list', { name: 'Providers of Expert Review' }).getByRole('listitem');
+  await expect(sellers).toHaveCount((await expertReview()).providers.length);
+  await expect(sellers.filter({ hasText: pro.name }).getByRole('button', { name: 'Purchase' })).toBeVisible();
   await expectNoSidewaysScroll(page);
 
   await pro.context.close();
