@@ -211,6 +211,44 @@ test.describe('email ownership', () => {
   });
 });
 
+test.describe('security settings', () => {
+  test('changing the password in Settings signs out the other device, and the new password works', async ({
+    page,
+    browser,
+    baseURL,
+  }) => {
+    const email = uniqueEmail('password');
+    await registerPatient(page, email);
+    await skipWelcome(page);
+    // The same account on another device.
+    const other = await browser.newContext({ baseURL });
+    const otherPage = await other.newPage();
+    await signIn(otherPage, email);
+    await expect(otherPage.getByText('Medical Imaging v3.0')).toBeVisible();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('tab', { name: 'Privacy & Sharing' }).click();
+    const form = page.getByRole('form', { name: 'Change password' });
+    await form.getByLabel('Current password').fill(password);
+    await form.getByLabel('New password', { exact: true }).fill('N3w!Passw0rd');
+    await form.getByLabel('Confirm new password').fill('N3w!Passw0rd');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    // Signed in a moment ago: no further confirmation is asked for.
+    await expect(
+      page.getByText('Your password was changed and 1 other session was signed out.').first(),
+    ).toBeVisible();
+    await expect(page.getByRole('dialog', { name: "Confirm it's you" })).toHaveCount(0);
+
+    await otherPage.reload();
+    await expect(otherPage.getByRole('button', { name: 'Sign In' })).toBeVisible();
+    await other.close();
+
+    await logout(page);
+    await signIn(page, email, 'N3w!Passw0rd');
+    await expect(page.getByText('Medical Imaging v3.0')).toBeVisible();
+  });
+});
+
 test.describe('second factor', () => {
   test('enabling 2FA in Settings, then signing in with the emailed code', async ({
     page,
