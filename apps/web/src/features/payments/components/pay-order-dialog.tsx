@@ -12,7 +12,7 @@ export function PayOrderDialog({ order, onClose }: { order: Purchase; onClose: (
   return (
     <CheckoutDialog
       title={`Pay for ${order.service.name}`}
-      description={`${order.provider.name} · ${formatDollars(order.cost)}`}
+      description={`${order.provider.name}${order.provider.demo ? ' (Demo)' : ''} · ${formatDollars(order.cost)}`}
       amountCents={amount}
       target={() => ({ orderId: order.id, amount })}
       onPaid={async () => {

@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { CheckCircle2 } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { DemoBadge, RatingSummary } from '@/components/provider-trust';
 import { Button } from '@/components/ui/button';
 import { DialogDescription, DialogTitle } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
@@ -92,8 +93,15 @@ export function PurchaseDialog({
       {(busy) => (
         <>
           <div className="grid gap-1 text-sm">
-            <p>
-              <span className="font-medium">{service.name}</span> from {provider.name}
+            <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1">
+              <span>
+                <span className="font-medium">{service.name}</span> from {provider.name}
+              </span>
+              {provider.demo && <DemoBadge />}
+            </p>
+            <p className="flex flex-wrap items-center gap-x-3 gap-y-1 text-muted-foreground">
+              <span>Turnaround: {provider.turnaround}</span>
+              <RatingSummary rating={provider.rating} count={provider.ratingCount} />
             </p>
             <p>
               Price: <span className="font-semibold">{formatDollars(provider.price)}</span>
