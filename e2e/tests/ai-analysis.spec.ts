@@ -12,8 +12,8 @@ import {
   uploadAndReturnToStudies,
   writeSeries,
 } from './study-files';
-import { chooseStudy, fillCard } from './checkout';
-import { adminContext } from './professionals';
+import { chooseStudy, fillCard, providerRow } from './checkout';
+import { adminContext, offeringProfessional } from './professionals';
 
 /** The signed-in user's study with this description, read through the API the pages use. */
 async function studyByDescription(page: Page, description: string) {
@@ -51,28 +51,20 @@ async function uploadStudy(page: Page, name: string, modality: string, count: nu
 }
 
 /**
- * Get Analysis on the study's row → the service → Purchase from its first provider → paid. Answers
- * the price that provider's row showed ('$49.99').
+ * Get Analysis on the study's row → the service → Purchase from the provider named so → paid.
+ * Answers the price that provider's row showed ('$49.99').
  */
 async function purchase(
   page: Page,
   row: ReturnType<typeof studyRow>,
   description: string,
   service: string,
+  provider: string | RegExp,
 ): Promise<string> {
   await row.getByRole('link', { name: 'Get Analysis' }).click();
   await expect(page).toHaveURL(/\/services\/available\?action=getanalysis/);
   await expect(page.getByText(/You are purchasing an analysis for the study/)).toBeVisible();
-  const providers = page.getByRole('table', { name: `Providers of ${service}` });
-  if (!(await providers.isVisible()))
-    await page
-      .getByRole('row', { name: new RegExp(service) })
-      .first()
-      .click();
-  const offer = providers
-    .getByRole('row')
-    .filter({ has: page.getByRole('button', { name: 'Purchase' }) })
-    .first();
+  const offer = await providerRow(page, service, provider);
   const price = /\$\d+\.\d{2}/.exec(await offer.innerText())?.[0];
   expect(price, 'the offer row shows its price').toBeTruthy();
   await offer.getByRole('button', { name: 'Purchase' }).click();
@@ -103,7 +95,8 @@ test('a patient buys AI Quick Analysis for a fixture CT; the automated report co
   const studyId = await studyByDescription(page, description);
   const seriesBefore = await seriesCount(page, studyId);
   expect(seriesBefore).toBe(1);
-  const price = await purchase(page, row, description, 'AI Quick Analysis');
+  // Sold by the platform's own automated analysis (an external AI vendor may sell it too).
+  const price = await purchase(page, row, description, 'AI Quick Analysis', /Automated/);
 
   // The automated job (modules/analysis) completes the order within a minute; reload until it shows.
   const purchased = page.getByRole('row', { name: /AI Quick Analysis/ });
@@ -138,12 +131,21 @@ test('a patient buys AI Quick Analysis for a fixture CT; the automated report co
 
 test('a Complete Analysis Package gets its automated report at once and waits for the professional', async ({
   page,
+  browser,
+  baseURL,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000);
+  // The package is sold by a verified professional who offers it; its automated part is the platform's.
+  const admin = await adminContext(browser, baseURL!);
+  const pro = await offeringProfessional(browser, baseURL!, admin, { first: 'Petra', last: 'Packard' }, [
+    'Complete Analysis Package',
+  ]);
+  await admin.close();
+
   await registerPatient(page, uniqueEmail('package'), 'Jane', 'Doe');
   const { description, row, studyId } = await uploadStudy(page, 'MR Brain', 'MR', 3);
   expect(await seriesCount(page, studyId)).toBe(1);
-  await purchase(page, row, description, 'Complete Analysis Package');
+  await purchase(page, row, description, 'Complete Analysis Package', pro.name);
 
   // The automated part arrives as a series of the study while the order waits for a professional.
   await expect.poll(() => seriesCount(page, studyId), { timeout: 90_000 }).toBe(2);
@@ -158,9 +160,16 @@ test('a Complete Analysis Package gets its automated report at once and waits fo
   expect(pdfText(await pdf.body()).join('\n')).toContain('not a diagnosis');
   await page.goto('/notifications');
   await expect(page.getByText('Automated analysis ready').first()).toBeVisible();
+
+  // The professional's part is theirs: the order waits in their My Orders.
+  await pro.page.goto('/professional/orders');
+  await expect(
+    pro.page.getByRole('listitem').filter({ hasText: 'Complete Analysis Package' }).first(),
+  ).toContainText('Awaiting Your Approval');
+  await pro.context.close();
 });
 
-test('an admin makes a provider an external AI vendor: https webhook, secret shown once, rotated, removed', async ({
+test('an admin adds an organisation and makes it an external AI vendor: https webhook, secret shown once, rotated, removed', async ({
   browser,
   baseURL,
 }) => {
@@ -169,11 +178,32 @@ test('an admin makes a provider an external AI vendor: https webhook, secret sho
     const page = admin.pages()[0]!;
     await page.goto('/admin');
     await page.getByRole('tab', { name: 'Providers' }).click();
-    // A provider that offers only expert readings: no automated order of the other tests goes to it.
-    const entry = page.getByRole('listitem', { name: 'Dr. Amelia Hartwell' });
-    await entry.getByRole('button', { name: 'AI vendor settings of Dr. Amelia Hartwell' }).click();
+    // The admin adds the vendor as an organisation of the directory. It offers nothing, so no
+    // automated order of the other tests goes to it.
+    const vendor = `Lumen Radiology AI ${Date.now()}`;
+    await page.getByRole('button', { name: 'New Organisation' }).click();
+    const form = page.getByRole('dialog', { name: 'New Organisation' });
+    await form.getByLabel('Name', { exact: true }).fill(vendor);
+    await form.getByLabel('Specialty').fill('Radiology');
+    await form.getByLabel('Description').fill('Automated chest X-ray and CT triage.');
+    await form.getByLabel('Years of experience').fill('6');
+    await form.getByLabel('Credentials (comma-separated)').fill('CE marked, FDA 510(k)');
+    await form.getByLabel('City').fill('Boston');
+    await form.getByLabel('Country').fill('United States');
+    await form.getByLabel('Email').fill(`vendor-${Date.now()}@lumen.example.com`);
+    await form.getByLabel('Website').fill('https://lumen.example.com');
+    await form.getByRole('button', { name: 'Create Organisation' }).click();
+    await expect(page.getByText('Organisation created', { exact: true })).toBeVisible();
+    await expect(form).toHaveCount(0);
+    const entry = page.getByRole('listitem', { name: vendor });
+    await expect(entry).toContainText('Organisation');
+    await expect(entry).toContainText('No ratings yet');
+    // Without a linked professional or a webhook it cannot sell anything yet.
+    await expect(entry).toContainText('Sells nothing yet');
+
+    await entry.getByRole('button', { name: `AI vendor settings of ${vendor}` }).click();
     const dialog = page.getByRole('dialog');
-    await expect(dialog.getByRole('heading', { name: 'AI vendor: Dr. Amelia Hartwell' })).toBeVisible();
+    await expect(dialog.getByRole('heading', { name: `AI vendor: ${vendor}` })).toBeVisible();
     await dialog.getByLabel('Webhook URL').fill('http://vendor.example.com/hook');
     await dialog.getByRole('button', { name: 'Save Webhook' }).click();
     await expect(dialog.getByText('The webhook URL must start with https://.')).toBeVisible();
@@ -189,8 +219,9 @@ test('an admin makes a provider an external AI vendor: https webhook, secret sho
     await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
     await expect(entry.getByText('External AI vendor', { exact: true })).toBeVisible();
     await expect(entry).toContainText('https://vendor.example.com/hook');
+    await expect(entry).not.toContainText('Sells nothing yet');
     // Opened again, the secret is not shown any more.
-    await entry.getByRole('button', { name: 'AI vendor settings of Dr. Amelia Hartwell' }).click();
+    await entry.getByRole('button', { name: `AI vendor settings of ${vendor}` }).click();
     await expect(dialog.getByLabel('Webhook URL')).toHaveValue('https://vendor.example.com/hook');
     await expect(dialog.getByLabel('Signing secret')).toHaveCount(0);
     const listed = await (await admin.request.get('/api/admin/providers')).text();
@@ -200,6 +231,7 @@ test('an admin makes a provider an external AI vendor: https webhook, secret sho
     await expect(dialog.getByRole('button', { name: 'Stop sending orders' })).toHaveCount(0);
     await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
     await expect(entry.getByText('External AI vendor', { exact: true })).toHaveCount(0);
+    await expect(entry).toContainText('Sells nothing yet');
   } finally {
     await admin.close();
   }
