@@ -92,10 +92,10 @@ async function publishAndOffer(proPage: Page) {
   await form.getByLabel('Years of experience').fill('14');
   await form.getByLabel('City').fill('Seattle');
   await form.getByLabel('Country').fill('United States');
-  await form.getByRole('button', { name: /Save profile/ }).click();
+  await proPage.getByRole('button', { name: 'Save profile' }).click();
   await expect(proPage.getByRole('button', { name: 'Publish profile' })).toBeEnabled({ timeout: 10_000 });
   await proPage.getByRole('button', { name: 'Publish profile' }).click();
-  await expect(proPage.getByText('Published', { exact: true })).toBeVisible();
+  await expect(proPage.getByText('Profile published').first()).toBeVisible();
   const offers = proPage.getByRole('table', { name: 'Your offers' });
   await offers
     .getByRole('row', { name: /Expert Review/ })
@@ -131,7 +131,7 @@ test('a verified professional publishes a profile and an Expert Review offer; a 
   // The directory lists them with the licence an admin verified, and no rating yet.
   await page.goto('/providers');
   await page.getByRole('button', { name: /Add Existing Provider/ }).click();
-  const entry = page.getByRole('dialog').getByRole('listitem').filter({ hasText: name });
+  const entry = page.getByRole('list', { name: 'Provider directory' }).getByRole('listitem', { name });
   await expect(entry).toContainText('Verified');
   await expect(entry).toContainText('licensed in WA');
   await expect(entry).toContainText('No ratings yet');
@@ -190,7 +190,7 @@ test('a professional who pauses is no longer purchasable, and an order paid just
 
   await pro.page.getByRole('button', { name: 'Pause offers' }).click();
   await pro.page.getByRole('button', { name: 'Pause and refund waiting orders' }).click();
-  await expect(pro.page.getByText('Offers paused')).toBeVisible();
+  await expect(pro.page.getByText('Offers paused').first()).toBeVisible();
 
   await page.goto('/services/purchased');
   await expect(page.getByRole('row', { name: /Expert Review/ })).toContainText(/Refunded/);
@@ -224,9 +224,8 @@ test('npm run demo: demo data is labelled Demo everywhere, and a demo Expert Rev
     await page.goto('/providers');
     await page.getByRole('button', { name: /Add Existing Provider/ }).click();
     const demoEntry = page
-      .getByRole('dialog')
-      .getByRole('listitem')
-      .filter({ hasText: 'Dr. Alex Morgan (Demo)' });
+      .getByRole('list', { name: 'Provider directory' })
+      .getByRole('listitem', { name: 'Dr. Alex Morgan (Demo)' });
     await expect(demoEntry.getByText('Demo', { exact: true })).toBeVisible();
     await page.keyboard.press('Escape');
 
