@@ -115,6 +115,22 @@ test('an invite link: QR code, widget on another site, and an upload that lands 
   await expect(pageB.getByRole('dialog').getByRole('heading', { name: 'Upload complete' })).toBeVisible({
     timeout: 60_000,
   });
+  // B never sees A's studies: Back To Studies leads to B's dashboard, whose Recent Activity tells how
+  // the upload ended.
+  await pageB.getByRole('dialog').getByRole('button', { name: 'Back To Studies' }).click();
+  await expect(pageB).toHaveURL(/\/$/);
+  const welcome = pageB.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
+  if (
+    await welcome
+      .waitFor({ timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false)
+  )
+    await welcome.getByRole('button', { name: 'Skip' }).click();
+  await expect(pageB.getByText('Your upload was delivered')).toBeVisible({ timeout: 60_000 });
+  await expect(
+    pageB.getByText(/1 study with 2 images went to the account of the person who invited you/),
+  ).toBeVisible();
 
   // The old, revoked link: a clear message, nothing to upload.
   const old = new URL(oldUrl);

@@ -126,19 +126,34 @@ test('share by email with a confirmed account: it views the study, the owner see
   const description = 'Shared phantom';
   await uploadStudy(owner.page, 'share', 'Share^Phantom', description);
   const page = owner.page;
-  // Sharing is off until the owner allows it in Settings.
+  // Sharing is off until the owner allows it: the dialog says why, what turning it on allows, and
+  // turns it on right there.
   await studyRow(page, description).getByRole('button', { name: 'Share study' }).click();
   let dialog = page.getByRole('dialog', { name: 'Share Study' });
-  await expect(dialog).toContainText('Sharing is turned off. Turn on Share Medical Records in Settings');
+  const consent = dialog.getByRole('region', { name: 'Sharing is turned off' });
+  await expect(consent).toContainText('Sharing is turned off');
+  await expect(consent).toContainText(
+    'Your Share Medical Records setting is off, so this study cannot be shared.',
+  );
+  await expect(consent).toContainText(
+    'the people and providers you choose to view the studies you share with them',
+  );
+  await expect(consent).toContainText('Settings → Privacy & Sharing');
   await expect(dialog.getByRole('button', { name: 'Share Study' })).toBeDisabled();
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog.getByRole('combobox', { name: 'Email' })).toBeDisabled();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath('share-consent-phone.png') });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: test.info().outputPath('share-consent.png') });
+  await dialog.getByRole('button', { name: 'Turn On Share Medical Records' }).click();
+  await expectToast(page, 'Update Completed', 'Share medical records preference updated.');
+  await expect(dialog.getByText('Sharing is turned off')).toHaveCount(0);
+  // The same consent as in Settings.
+  expect((await (await page.request.get('/api/auth/me')).json()).shareMedicalData).toBe(true);
 
-  await allowSharing(page);
-  await page.goto('/studies');
-  await studyRow(page, description).getByRole('button', { name: 'Share study' }).click();
-  dialog = page.getByRole('dialog', { name: 'Share Study' });
   const field = dialog.getByRole('combobox', { name: 'Email' });
-  await expect(field).toHaveAttribute('placeholder', '{email}');
+  await expect(field).toBeEnabled();
+  await expect(field).toHaveAttribute('placeholder', 'doctor@example.com');
   await expect(dialog).toContainText(
     'Start typing to see provider suggestions or enter any email address to add',
   );
@@ -204,6 +219,26 @@ test('share by email with a confirmed account: it views the study, the owner see
   await expect(dialog).toContainText('Filtered suggestions:');
   await expect(dialog.getByRole('option', { name: new RegExp(reader.email) }).first()).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  // Shared again from the row's menu through the Healthcare Providers page, where the reader is one of
+  // the owner's providers; then revoked from that provider's shared studies.
+  await openRowMenu(page, description, 'Share with a Provider');
+  await expect(page).toHaveURL(/\/providers\?studyId=/);
+  await expect(page.getByText('Please choose your provider to share the study.')).toBeVisible();
+  await page.getByRole('button', { name: /^Share Study with / }).click();
+  await expectToast(page, 'Study Shared', `You invited ${reader.email} to view your study`);
+  await expect(page).toHaveURL(/\/studies$/);
+  await rp.goto('/studies?tab=shared_studies');
+  await expect(studyRow(rp, description)).toBeVisible();
+  await page.goto('/providers');
+  await page.getByRole('button', { name: /^View Shared Studies with / }).click();
+  const sharedWith = page.getByRole('dialog', { name: 'Shared Studies' });
+  await expect(sharedWith.getByRole('list', { name: 'Shared studies' })).toContainText(description);
+  await sharedWith.getByRole('button', { name: `Revoke ${description}` }).click();
+  await expectToast(page, 'Share Removed');
+  await expect(sharedWith).toContainText('No studies have been shared with this provider yet.');
+  await page.keyboard.press('Escape');
+  await page.goto('/studies');
 
   await rp.goto('/studies?tab=shared_studies');
   await expect(rp.getByText('No shared studies found')).toBeVisible();

@@ -88,12 +88,14 @@ function AltchaField({ challengeUrl, ref }: { challengeUrl: string; ref?: Ref<Ca
       if (detail.state === 'expired') forget();
       // A solve of ours records its own result (a superseded one may still report here).
       if (ownRef.current) return;
-      if (detail.state === 'verifying') {
+      const configured = () => {
         const challenge = el.getConfiguration?.().challenge;
-        solvingRef.current = typeof challenge === 'string' ? challenge : urlRef.current;
-      } else if (detail.state === 'verified' && detail.payload) {
+        return typeof challenge === 'string' ? challenge : urlRef.current;
+      };
+      if (detail.state === 'verifying') solvingRef.current = configured();
+      else if (detail.state === 'verified' && detail.payload) {
         payloadRef.current = detail.payload;
-        solvedRef.current = solvingRef.current;
+        solvedRef.current = solvingRef.current ?? configured();
       } else forget();
     };
     el.addEventListener('statechange', onState);
@@ -109,14 +111,23 @@ function AltchaField({ challengeUrl, ref }: { challengeUrl: string; ref?: Ref<Ca
     const own: { url: string; promise: Promise<string | null> } = { url, promise: Promise.resolve(null) };
     ownRef.current = own;
     own.promise = (async () => {
-      await widget.configure?.({ challenge: url });
-      const result = await widget.verify().catch(() => null);
-      if (ownRef.current !== own) return null;
-      ownRef.current = null;
-      if (!result?.payload) return null;
-      payloadRef.current = result.payload;
-      solvedRef.current = url;
-      return url === urlRef.current ? result.payload : null;
+      // One verification at a time: two at once in one widget can end with neither giving a payload.
+      if (stateRef.current === 'verifying') await waitForOutcome(widget);
+      // A verification can still fail (a worker lost, a challenge expired): try once more.
+      for (let attempt = 0; attempt < 2 && ownRef.current === own; attempt++) {
+        await widget.configure?.({ challenge: url });
+        widget.reset?.();
+        const result = await widget.verify().catch(() => null);
+        if (ownRef.current !== own) return null;
+        if (result?.payload) {
+          ownRef.current = null;
+          payloadRef.current = result.payload;
+          solvedRef.current = url;
+          return url === urlRef.current ? result.payload : null;
+        }
+      }
+      if (ownRef.current === own) ownRef.current = null;
+      return null;
     })();
     return own.promise;
   }, []);
