@@ -59,7 +59,7 @@ test('a fresh installation lists no invented provider: only the platform’s aut
     const page = await context.newPage();
     await registerPatient(page, uniqueEmail('fresh'), 'Fran', 'Fresh');
     await page.goto('/providers');
-    await page.getByRole('button', { name: /Add Existing Provider/ }).click();
+    await page.getByRole('button', { name: 'Add Existing Provider' }).first().click();
     const dialog = page.getByRole('dialog');
     await expect(dialog.getByText(/Automated Analysis/)).toBeVisible();
     for (const name of FICTIONAL) await expect(dialog.getByText(name)).toHaveCount(0);
@@ -130,7 +130,7 @@ test('a verified professional publishes a profile and an Expert Review offer; a 
   await registerPatient(page, uniqueEmail('rater'), 'Rita', 'Rater');
   // The directory lists them with the licence an admin verified, and no rating yet.
   await page.goto('/providers');
-  await page.getByRole('button', { name: /Add Existing Provider/ }).click();
+  await page.getByRole('button', { name: 'Add Existing Provider' }).first().click();
   const entry = page.getByRole('list', { name: 'Provider directory' }).getByRole('listitem', { name });
   await expect(entry).toContainText('Verified');
   await expect(entry).toContainText('licensed in WA');
@@ -209,7 +209,7 @@ test('npm run demo: demo data is labelled Demo everywhere, and a demo Expert Rev
   test.setTimeout(240_000);
   const app = await startApp('demo');
   try {
-    const credentials = /demo\.patient@demo\.invalid \/ (\S+)/.exec(app.log());
+    const credentials = /demo\.patient@demo\.invalid \/ ([^\s"]+)/.exec(app.log());
     expect(credentials, app.log()).not.toBeNull();
     const context = await browser.newContext({ baseURL: app.base });
     const page = await context.newPage();
@@ -222,7 +222,7 @@ test('npm run demo: demo data is labelled Demo everywhere, and a demo Expert Rev
     await page.goto('/studies');
     await expect(studyRow(page, 'Demo: synthetic CT phantom (follow-up)')).toBeVisible();
     await page.goto('/providers');
-    await page.getByRole('button', { name: /Add Existing Provider/ }).click();
+    await page.getByRole('button', { name: 'Add Existing Provider' }).first().click();
     const demoEntry = page
       .getByRole('list', { name: 'Provider directory' })
       .getByRole('listitem', { name: 'Dr. Alex Morgan (Demo)' });
