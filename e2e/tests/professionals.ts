@@ -152,3 +152,24 @@ export async function offeringProfessional(
     name: `${name.first} ${name.last}`,
   };
 }
+
+/** What a professional completes of their directory profile (PUT /api/professional/profile). */
+export interface ProfileFields {
+  description: string;
+  yearsOfExperience: string;
+  credentials: string[];
+  workingHours: { weekdays: string; weekends: string };
+  location: { street: string; city: string; state: string; zipCode: string; country: string };
+  contact: { email: string; mobile: string; website: string };
+}
+
+/**
+ * The professional saves these profile fields (through the API of their own signed-in context), as
+ * they would on their Directory Profile page; a published profile stays published. Answers the
+ * profile as the server keeps it.
+ */
+export async function saveProfile(pro: { context: BrowserContext }, fields: ProfileFields) {
+  const saved = await pro.context.request.put('/api/professional/profile', { data: fields });
+  expect(saved.ok(), await saved.text()).toBe(true);
+  return (await saved.json()) as ProfileFields & { publishedAt: string | null; licenseState: string };
+}

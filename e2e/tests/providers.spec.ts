@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { adminContext, offeringProfessional, saveProfile, type ProfileFields } from './professionals';
 import { registerPatient, uniqueEmail } from './study-files';
 
 const SHARE_BANNER =
@@ -23,9 +24,80 @@ async function addFromDirectory(page: Page, name: string) {
   await expect(dialog).toHaveCount(0);
 }
 
+/**
+ * Verified professionals who published their directory profile (and offer `services`), with these
+ * profile fields; answers their directory names. Their registration (professionals.ts) gives them
+ * the specialty Radiology, 'Attending' at 'Grey Sloan Memorial' and a licence in WA.
+ */
+async function publishedProfessionals(
+  browser: Browser,
+  baseURL: string,
+  people: Array<{ first: string; last: string; profile: ProfileFields; services?: string[] }>,
+): Promise<string[]> {
+  const admin = await adminContext(browser, baseURL);
+  const names: string[] = [];
+  for (const person of people) {
+    const pro = await offeringProfessional(
+      browser,
+      baseURL,
+      admin,
+      { first: person.first, last: person.last },
+      person.services ?? [],
+    );
+    await saveProfile(pro, person.profile);
+    await pro.context.close();
+    names.push(pro.name);
+  }
+  await admin.close();
+  return names;
+}
+
 test('a patient adds providers from the directory, filters them, reads details and removes one', async ({
   page,
+  browser,
+  baseURL,
 }) => {
+  test.setTimeout(180_000);
+  const tag = Date.now();
+  // Two professionals the directory lists, with every detail a patient will read.
+  const [imogen, rohan] = (await publishedProfessionals(browser, baseURL!, [
+    {
+      first: 'Imogen',
+      last: 'Thackeray',
+      services: ['Expert Review'],
+      profile: {
+        description: 'Diagnostic radiologist: CT and MRI of the chest and abdomen, second opinions.',
+        yearsOfExperience: '18',
+        credentials: ['FRCR', 'MD'],
+        workingHours: { weekdays: '08:00–18:00', weekends: 'On call' },
+        location: {
+          street: '12 Harbour Row',
+          city: 'Bristol',
+          state: 'England',
+          zipCode: 'BS1 4QA',
+          country: 'United Kingdom',
+        },
+        contact: {
+          email: `imogen.thackeray.${tag}@example.org`,
+          mobile: '+44 7700 900101',
+          website: 'https://thackeray-imaging.example.org',
+        },
+      },
+    },
+    {
+      first: 'Rohan',
+      last: 'Deshpande',
+      profile: {
+        description: 'Musculoskeletal radiology.',
+        yearsOfExperience: '7',
+        credentials: ['MD'],
+        workingHours: { weekdays: '09:00–17:00', weekends: 'Closed' },
+        location: { street: '', city: 'Pune', state: '', zipCode: '', country: 'India' },
+        contact: { email: `rohan.deshpande.${tag}@example.org`, mobile: '', website: '' },
+      },
+    },
+  ])) as [string, string];
+
   await page.setViewportSize({ width: 1280, height: 900 });
   await registerPatient(page, uniqueEmail('providers'));
   await page.goto('/providers');
@@ -33,71 +105,89 @@ test('a patient adds providers from the directory, filters them, reads details a
   await expect(page.getByText('No providers yet')).toBeVisible();
   await expect(page.getByText(SHARE_BANNER)).toHaveCount(0);
 
-  // The directory dialog has its own filters.
+  // The directory dialog has its own filters (other tests' providers are listed too: only these
+  // two are checked).
   await page.getByRole('button', { name: 'Add Existing Provider' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'Add Existing Provider' });
-  await dialog.getByRole('combobox', { name: 'Specialty' }).selectOption('Cardiology');
+  const entry = (name: string) => dialog.getByRole('listitem', { name, exact: true });
+  await expect(entry(imogen)).toContainText('Verified · licensed in WA');
+  await expect(entry(imogen)).toContainText('No ratings yet');
+  await dialog.getByRole('combobox', { name: 'Specialty' }).selectOption('Radiology');
   await dialog.getByRole('combobox', { name: 'Experience' }).selectOption('15+');
-  await expect(dialog.getByRole('listitem')).toHaveCount(1);
-  await expect(dialog.getByRole('listitem', { name: 'Dr. Thomas Becker' })).toBeVisible();
+  await expect(entry(imogen)).toBeVisible();
+  await expect(entry(rohan)).toHaveCount(0);
+  await dialog.getByRole('combobox', { name: 'Experience' }).selectOption('all');
+  await dialog.getByRole('combobox', { name: 'Country' }).selectOption('India');
+  await expect(entry(rohan)).toBeVisible();
+  await expect(entry(imogen)).toHaveCount(0);
   await page.keyboard.press('Escape');
 
-  await addFromDirectory(page, 'Dr. Amelia Hartwell');
-  await addFromDirectory(page, 'Dr. Priya Raman');
+  await addFromDirectory(page, imogen);
+  await addFromDirectory(page, rohan);
 
   const table = page.getByRole('table', { name: 'Your providers' });
   await expect(table.getByRole('row')).toHaveCount(3);
   // Newest first.
-  await expect(table.getByRole('row').nth(1)).toContainText('Dr. Priya Raman');
+  await expect(table.getByRole('row').nth(1)).toContainText(rohan);
 
-  // Search by email, then by specialty and country.
+  // Search by email, then by country and experience.
   const search = page.getByRole('searchbox', { name: 'Search your providers' });
-  await search.fill('AMELIA.HARTWELL@');
+  await search.fill(`IMOGEN.THACKERAY.${tag}@`);
   await expect(table.getByRole('row')).toHaveCount(2);
-  await expect(table).toContainText('Dr. Amelia Hartwell');
+  await expect(table).toContainText(imogen);
   await search.fill('');
   await page.getByRole('combobox', { name: 'Country' }).selectOption('India');
   await expect(table.getByRole('row')).toHaveCount(2);
-  await expect(table).toContainText('Dr. Priya Raman');
-  await page.getByRole('combobox', { name: 'Specialty' }).selectOption('Radiology');
+  await expect(table).toContainText(rohan);
+  await page.getByRole('combobox', { name: 'Experience' }).selectOption('15+');
   await expect(page.getByText('No providers match your search')).toBeVisible();
   await page.getByRole('combobox', { name: 'Country' }).selectOption('all');
-  await page.getByRole('combobox', { name: 'Specialty' }).selectOption('all');
+  await page.getByRole('combobox', { name: 'Experience' }).selectOption('all');
   await expect(table.getByRole('row')).toHaveCount(3);
 
-  // Provider Details shows every field.
-  await page.getByRole('button', { name: 'Provider details: Dr. Amelia Hartwell' }).click();
+  // Provider Details shows every field of the professional's profile and registration, the licence
+  // an admin verified, and no rating until a patient gives one.
+  await page.getByRole('button', { name: `Provider details: ${imogen}` }).click();
   const details = page.getByRole('dialog', { name: 'Provider Details' });
   for (const text of [
-    'Diagnostic radiologist',
+    imogen,
+    'Radiology',
+    'Attending · Grey Sloan Memorial',
+    'Diagnostic radiologist: CT and MRI of the chest and abdomen, second opinions.',
     '18 years',
-    '4.9 / 5',
     'FRCR',
-    'Associate Professor of Radiology',
-    '64 publications',
+    'MD',
     '12 Harbour Row, Bristol, England BS1 4QA, United Kingdom',
     '08:00–18:00',
-    'amelia.hartwell@example.org',
+    'On call',
+    `imogen.thackeray.${tag}@example.org`,
     '+44 7700 900101',
-    'https://hartwell-imaging.example.org',
+    'https://thackeray-imaging.example.org',
   ])
     await expect(details).toContainText(text);
+  await expect(details.getByText(/^Verified · licensed in WA · since /)).toBeVisible();
+  // The rating, and the ratings and comments section, both say so.
+  await expect(details.getByText('No ratings yet', { exact: true })).toHaveCount(2);
+  await expect(details.getByRole('link', { name: 'https://thackeray-imaging.example.org' })).toHaveAttribute(
+    'href',
+    'https://thackeray-imaging.example.org/',
+  );
   await page.keyboard.press('Escape');
 
   // Nothing shared yet.
-  await page.getByRole('button', { name: 'View Shared Studies with Dr. Priya Raman' }).click();
+  await page.getByRole('button', { name: `View Shared Studies with ${rohan}` }).click();
   const shared = page.getByRole('dialog', { name: 'Shared Studies' });
   await expect(shared.getByText('No studies have been shared with this provider yet.')).toBeVisible();
   await page.keyboard.press('Escape');
 
   // Removing asks first, and says shares stay.
-  await page.getByRole('button', { name: 'Remove Provider Dr. Priya Raman' }).click();
+  await page.getByRole('button', { name: `Remove Provider ${rohan}` }).click();
   const confirm = page.getByRole('alertdialog');
   await expect(confirm).toContainText('Studies you already shared with this provider stay shared');
   await confirm.getByRole('button', { name: 'Remove Provider' }).click();
   await expect(page.getByText('Provider Removed', { exact: true })).toBeVisible();
   await expect(table.getByRole('row')).toHaveCount(2);
-  await expect(table).not.toContainText('Dr. Priya Raman');
+  await expect(table).not.toContainText(rohan);
 
   // Reloaded, the list comes from the server.
   await page.reload();
@@ -108,21 +198,36 @@ test('a patient adds providers from the directory, filters them, reads details a
   await expect(page.getByRole('table', { name: 'Your providers' })).toBeHidden();
   const cards = page.getByRole('list', { name: 'Your providers' });
   await expect(cards.getByRole('listitem')).toHaveCount(1);
-  await expect(cards.getByRole('button', { name: 'Remove Provider Dr. Amelia Hartwell' })).toBeVisible();
+  await expect(cards.getByRole('button', { name: `Remove Provider ${imogen}` })).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
 });
 
-test('with a study id the page is the share picker', async ({ page }) => {
+test('with a study id the page is the share picker', async ({ page, browser, baseURL }) => {
+  test.setTimeout(120_000);
+  const [luca] = (await publishedProfessionals(browser, baseURL!, [
+    {
+      first: 'Luca',
+      last: 'Bianchi',
+      profile: {
+        description: 'Neuroradiology.',
+        yearsOfExperience: '12',
+        credentials: ['MD'],
+        workingHours: { weekdays: '08:00–16:00', weekends: 'Closed' },
+        location: { street: '', city: 'Milan', state: '', zipCode: '', country: 'Italy' },
+        contact: { email: '', mobile: '', website: '' },
+      },
+    },
+  ])) as [string];
   await registerPatient(page, uniqueEmail('providers-share'));
   await page.goto(`/providers?studyId=${randomUUID()}`);
   await expect(page.getByText(SHARE_BANNER, { exact: true })).toBeVisible();
-  await addFromDirectory(page, 'Dr. Luca Bianchi');
+  await addFromDirectory(page, luca);
   const table = page.getByRole('table', { name: 'Your providers' });
-  await expect(table.getByRole('button', { name: 'Share Study with Dr. Luca Bianchi' })).toBeVisible();
+  await expect(table.getByRole('button', { name: `Share Study with ${luca}` })).toBeVisible();
   await expect(table.getByRole('button', { name: /View Shared Studies|Remove Provider/ })).toHaveCount(0);
   // A study that is not the user's cannot be shared: the server's message is shown.
-  await table.getByRole('button', { name: 'Share Study with Dr. Luca Bianchi' }).click();
+  await table.getByRole('button', { name: `Share Study with ${luca}` }).click();
   await expect(page.getByText('Error', { exact: true })).toBeVisible();
   await expect(page).toHaveURL(/\/providers\?studyId=/);
 
