@@ -99,9 +99,13 @@ const DESTRUCTIVE = [
   /^POST \/api\/auth\/refresh$/,
   /^DELETE \/api\/auth\/sessions\/\{\}$/,
   /^POST \/api\/auth\/sessions\/revoke-others$/,
+  // A new password signs out the user's other sessions.
+  /^POST \/api\/auth\/password$/,
   /^DELETE \/api\/studies\/\{\}\/\{\}$/,
   // An admin disabling the other user ends their sessions (and they stay out until enabled).
   /^POST \/api\/admin\/users\/\{\}\/disable$/,
+  // So does resetting the other user's second factor.
+  /^POST \/api\/admin\/users\/\{\}\/reset-mfa$/,
 ];
 
 const shapeOf = (method: string, path: string) => `${method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
@@ -1473,10 +1477,11 @@ describe('API fuzzing from the OpenAPI document', () => {
     for (const who of [sacrificial, bystander]) {
       const me = await ctx.app.inject({ url: '/api/auth/me', headers: bearer(who.token) });
       if (me.statusCode === 200) continue;
-      // What an admin's enable does, for an account a fuzzed disable switched off.
+      // What an admin's enable does, for an account a fuzzed disable switched off, and what a
+      // password reset does, for a password a fuzzed change replaced.
       await ctx.services.database.db
         .update(users)
-        .set({ accountStatus: 'active' })
+        .set({ accountStatus: 'active', passwordHash: await hashPassword(strongPassword) })
         .where(eq(users.id, who.userId));
       await ctx.services.changes.settled();
       Object.assign(who, await login(who.email, strongPassword));
