@@ -15,7 +15,8 @@ export async function adminContext(browser: Browser, baseURL: string): Promise<B
   const admin = await browser.newContext({ baseURL });
   const page = await admin.newPage();
   await signIn(page, process.env.E2E_ADMIN_EMAIL!, process.env.E2E_ADMIN_PASSWORD!);
-  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible();
+  // The sign-in waits for the proof-of-work captcha, seconds on a busy machine.
+  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible({ timeout: 45_000 });
   return admin;
 }
 
@@ -94,7 +95,7 @@ export async function linkedProfessional(
   await signIn(page, email);
   const welcome = page.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
   // A first sign-in is greeted by the onboarding dialog; skipped here.
-  await welcome.waitFor({ timeout: 15_000 });
+  await welcome.waitFor({ timeout: 45_000 });
   await welcome.getByRole('button', { name: 'Skip' }).click();
   await expect(welcome).toHaveCount(0);
   return { context, page, email };

@@ -25,7 +25,8 @@ export async function registerPatient(page: Page, email: string, first = 'Jane',
   await page.getByLabel('Confirm Password').fill(PASSWORD);
   await page.getByLabel('I accept the terms and conditions').check();
   await page.getByRole('button', { name: 'Register' }).click();
-  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible();
+  // Registration waits for the proof-of-work captcha, seconds on a busy machine.
+  await expect(page.getByText('Medical Imaging v3.0')).toBeVisible({ timeout: 45_000 });
   // A new account is greeted by the onboarding dialog; these tests skip it.
   const welcome = page.getByRole('dialog', { name: 'Welcome to Medical Imaging' });
   await welcome.waitFor({ timeout: 10_000 });
