@@ -119,7 +119,11 @@ beforeAll(async () => {
     });
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().data.id as string;
-    const linked = await asAdmin({ method: 'PUT', url: `/api/admin/providers/${id}/link`, payload: { email } });
+    const linked = await asAdmin({
+      method: 'PUT',
+      url: `/api/admin/providers/${id}/link`,
+      payload: { email },
+    });
     expect(linked.statusCode, linked.body).toBe(200);
     providerIds.push(id);
   }
