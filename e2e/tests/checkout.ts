@@ -45,3 +45,20 @@ export async function providerRow(page: Page, service: string, provider: string 
   await expect(row).toHaveCount(1);
   return row;
 }
+
+/**
+ * Buys `service` from the provider named `provider` for the study described so, with the 4242
+ * card, on Available Services; ends on Purchased Services.
+ */
+export async function buy(page: Page, service: string, provider: string, studyDescription: string) {
+  await page.goto('/services/available');
+  await (await providerRow(page, service, provider)).getByRole('button', { name: 'Purchase' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
+  await chooseStudy(dialog, studyDescription);
+  await fillCard(dialog);
+  await dialog.getByRole('button', { name: 'Make Payment' }).click();
+  await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
+  await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
+  await expect(page).toHaveURL(/\/services\/purchased$/);
+}

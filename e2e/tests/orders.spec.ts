@@ -10,7 +10,7 @@ import {
   uploadAndReturnToStudies,
   writeSeries,
 } from './study-files';
-import { chooseStudy, fillCard, providerRow } from './checkout';
+import { buy, chooseStudy, fillCard, providerRow } from './checkout';
 
 /** Picks a small study of one modality on the upload page, uploads it and waits for its row in My Studies. */
 async function uploadPicked(page: Page, description: string, modality = 'CT') {
@@ -33,20 +33,6 @@ async function uploadPicked(page: Page, description: string, modality = 'CT') {
 async function uploadCtStudy(page: Page, description: string, modality = 'CT') {
   await page.goto('/upload?backUrl=/studies');
   return uploadPicked(page, description, modality);
-}
-
-/** Buys a service from one provider for the study described so, with 4242, on Available Services. */
-async function buy(page: Page, service: string, provider: string, studyDescription: string) {
-  await page.goto('/services/available');
-  await (await providerRow(page, service, provider)).getByRole('button', { name: 'Purchase' }).click();
-  const dialog = page.getByRole('dialog');
-  await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
-  await chooseStudy(dialog, studyDescription);
-  await fillCard(dialog);
-  await dialog.getByRole('button', { name: 'Make Payment' }).click();
-  await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });
-  await dialog.getByRole('link', { name: 'Go to Purchased Services' }).click();
-  await expect(page).toHaveURL(/\/services\/purchased$/);
 }
 
 /** The page does not scroll sideways: nothing is wider than the window. */
