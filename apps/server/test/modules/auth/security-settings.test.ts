@@ -232,7 +232,8 @@ describe('each security setting', () => {
       // A confirmation code may be a new one now (authenticator time steps move with the clock).
       const accepted = await call({ ...c.request(a, state), headers: a.auth });
       expect(accepted.statusCode, accepted.body).toBe(200);
-      expect(await c.changed(a, state)).toBe(true);
+      // An email goes out through the send-email job, a moment later on PostgreSQL.
+      expect(await eventually(() => c.changed(a, state))).toBe(true);
     });
   }
 
