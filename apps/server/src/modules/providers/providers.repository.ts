@@ -1,12 +1,7 @@
 import { and, desc, eq, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import {
-  professionalProfiles,
-  providerRatings,
-  providers,
-  userProviders,
-  users,
-} from '../../db/schema/index';
+import { providerRatingCount, providerRatingMean } from '../../db/provider-rating';
+import { professionalProfiles, providers, userProviders, users } from '../../db/schema/index';
 
 export type ProviderRow = typeof providers.$inferSelect;
 export type NewProviderRow = typeof providers.$inferInsert;
@@ -50,12 +45,7 @@ const linkedUserColumns = {
   verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
 };
 
-const ratingColumns = {
-  mean: sql<
-    number | null
-  >`(select round(avg(${providerRatings.stars})::numeric, 1)::float8 from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`,
-  count: sql<number>`(select count(*)::int from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`,
-};
+const ratingColumns = { mean: providerRatingMean, count: providerRatingCount };
 
 const licenceColumns = {
   licenseState: professionalProfiles.licenseState,

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { providerRatingCount, providerRatingMean } from '../../db/provider-rating';
 import { analysisServices, orders, providerRatings, providers, users } from '../../db/schema/index';
 
 export type RatingRow = typeof providerRatings.$inferSelect;
@@ -76,17 +77,14 @@ export function createRatingsRepository(db: Db) {
 
     async summary(providerId: string): Promise<{ mean: number | null; count: number }> {
       const [row] = await db
-        .select({
-          mean: sql<number | null>`round(avg(${providerRatings.stars})::numeric, 1)::float8`,
-          count: sql<number>`count(*)::int`,
-        })
-        .from(providerRatings)
-        .where(eq(providerRatings.providerId, providerId));
+        .select({ mean: providerRatingMean, count: providerRatingCount })
+        .from(providers)
+        .where(eq(providers.id, providerId));
       return { mean: row?.mean == null ? null : Number(row.mean), count: Number(row?.count ?? 0) };
     },
 
     /** Every rating, newest first, for Admin → Ratings. */
-    async listAll(filter: { withCommentOnly?: boolean } = {}) {
+    async listAll(filter: { orderId?: string } = {}) {
       return db
         .select({
           rating: providerRatings,
@@ -99,7 +97,7 @@ export function createRatingsRepository(db: Db) {
         .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
         .innerJoin(providers, eq(providers.id, providerRatings.providerId))
         .innerJoin(users, eq(users.id, providerRatings.userId))
-        .where(filter.withCommentOnly ? sql`${providerRatings.comment} is not null` : undefined)
+        .where(filter.orderId ? eq(providerRatings.orderId, filter.orderId) : undefined)
         .orderBy(desc(providerRatings.createdAt))
         .limit(1000);
     },

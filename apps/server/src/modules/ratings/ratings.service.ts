@@ -29,6 +29,21 @@ function toOrderRating(r: RatingRow): OrderRating {
   };
 }
 
+function toAdminRating(r: Awaited<ReturnType<RatingsRepository['listAll']>>[number]): AdminRating {
+  return {
+    orderId: r.rating.orderId,
+    providerId: r.rating.providerId,
+    providerName: r.providerName,
+    serviceName: r.serviceName,
+    stars: r.rating.stars,
+    comment: r.rating.comment,
+    commentHidden: r.rating.commentHiddenAt !== null,
+    authorEmail: r.authorEmail,
+    createdAt: r.rating.createdAt.toISOString(),
+    updatedAt: r.rating.updatedAt.toISOString(),
+  };
+}
+
 export interface RatingsDeps {
   repo: RatingsRepository;
   audit: AuditRecorder;
@@ -107,18 +122,7 @@ export function createRatingsService(deps: RatingsDeps) {
 
     admin: {
       async list(): Promise<AdminRating[]> {
-        return (await repo.listAll()).map((r) => ({
-          orderId: r.rating.orderId,
-          providerId: r.rating.providerId,
-          providerName: r.providerName,
-          serviceName: r.serviceName,
-          stars: r.rating.stars,
-          comment: r.rating.comment,
-          commentHidden: r.rating.commentHiddenAt !== null,
-          authorEmail: r.authorEmail,
-          createdAt: r.rating.createdAt.toISOString(),
-          updatedAt: r.rating.updatedAt.toISOString(),
-        }));
+        return (await repo.listAll()).map(toAdminRating);
       },
 
       /** Hides a comment from everyone but the admins (or shows it again); the stars still count. */
@@ -140,8 +144,8 @@ export function createRatingsService(deps: RatingsDeps) {
           { type: 'order', id: orderId },
           meta,
         );
-        const found = (await this.list()).find((r) => r.orderId === orderId);
-        return found!;
+        const [found] = await repo.listAll({ orderId });
+        return toAdminRating(found!);
       },
     },
   };

@@ -1,8 +1,8 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { providerRatingCount, providerRatingMean } from '../../db/provider-rating';
 import {
   analysisServices,
-  providerRatings,
   providers,
   sellableOffers,
   serviceOffers,
@@ -42,10 +42,8 @@ export interface LiveOffer {
  * (migration 0017_trust.sql): nothing here decides it again.
  */
 export function createServicesRepository(db: Db) {
-  const ratingMean = sql<
-    number | null
-  >`(select round(avg(${providerRatings.stars})::numeric, 1)::float8 from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`;
-  const ratingCount = sql<number>`(select count(*)::int from ${providerRatings} where ${providerRatings.providerId} = ${providers.id})`;
+  const ratingMean = providerRatingMean;
+  const ratingCount = providerRatingCount;
 
   return {
     async countServices(): Promise<number> {
