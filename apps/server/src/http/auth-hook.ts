@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthenticatedSession, AuthService, RequestMeta } from '../modules/auth/auth.service';
+import type { AuthenticatedSession, AuthService } from '../modules/auth/auth.service';
+import type { RequestMeta } from './request-meta';
 import { AppError } from './app-error';
 import { readAuthToken, REFRESH_COOKIE, setSessionCookies } from './session-cookies';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { instanceKey } from '../../src/modules/ingest/storage-keys';
-import { parseDicomHeader } from '../../src/modules/studies/dicom-header';
+import { parseDicomHeader } from '../../src/dicom-archive/dicom-header';
 import { createStudiesRepository } from '../../src/modules/studies/studies.repository';
-import { crcOf } from '../../src/modules/studies/zip-reader';
+import { crcOf } from '../../src/dicom-archive/zip-reader';
 import type { TestContext } from './test-app';
 
 /**

@@ -7,7 +7,7 @@ import { IngestRun } from '../../src/modules/ingest/ingest-run';
 import { closeArchive, listStage, openArchive } from '../../src/modules/ingest/list.stage';
 import { planStorage } from '../../src/modules/ingest/store.stage';
 import { createStudiesRepository, type UploadRow } from '../../src/modules/studies/studies.repository';
-import { DEFAULT_ZIP_LIMITS, type ZipFileEntry } from '../../src/modules/studies/zip-reader';
+import { DEFAULT_ZIP_LIMITS, type ZipFileEntry } from '../../src/dicom-archive/zip-reader';
 import type { TestContext } from './test-app';
 
 export const silentLog = pino({ level: 'silent' });

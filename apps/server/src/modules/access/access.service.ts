@@ -1,6 +1,6 @@
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { AccessRepository, SharedStudyRow, StudyRow, StudyTarget } from './access.repository';
 import type { Principal } from './principal';
 

@@ -14,14 +14,15 @@ import { AppError } from '../../http/app-error';
 import type { JobQueue } from '../../jobs/queue';
 import type { OutboxRepository } from '../../ports/mail/outbox.repository';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { MfaService } from '../auth/mfa.service';
 import { verifyPassword } from '../auth/password';
 import type { IssuedSession, IssueSession } from '../auth/session-issuer';
 import type { SessionsRepository } from '../auth/sessions.repository';
-import type { Throttle } from '../auth/throttle.repository';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import type { HealthService } from '../health/health.service';
-import type { UsersRepository } from '../users/users.repository';
+import type { UsersRepository } from '../accounts/users.repository';
 import type { RecentSignInRule } from './recent-sign-in';
 import type { AdminRepository, AdminUserRow, AuditEventRow, AuditFilter } from './admin.repository';
 

@@ -1,7 +1,8 @@
 import { REAUTH_WINDOW_MINUTES } from '@mi/contracts/admin';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 
 const REAUTH_WINDOW_MS = REAUTH_WINDOW_MINUTES * 60_000;
 export const REAUTH_MESSAGE = `For your security, please sign in again to continue (admin actions need a sign-in from the last ${REAUTH_WINDOW_MINUTES} minutes).`;

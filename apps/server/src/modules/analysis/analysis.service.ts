@@ -5,7 +5,7 @@ import type { AuditOutcome, AuditRecorder } from '../audit/audit.service';
 import { parseInstance, type ParsedInstance } from '../dicomweb/part10';
 import type { DeliverReport } from '../fulfilment/report-delivery';
 import type { NotificationsService } from '../notifications/notifications.service';
-import { readInstance } from '../studies/instance-location';
+import { readInstance } from '../../dicom-archive/instance-location';
 import { renderFitted } from '../thumbnails/render-pool';
 import { middleInstance } from '../thumbnails/thumbnail-source';
 import type { AnalysisOrder, AnalysisRepository, StoredInstance } from './analysis.repository';

@@ -5,28 +5,21 @@ import type { CaptchaVerifier } from '../../ports/captcha/captcha';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { MailService } from '../mail/mail.service';
 import { duplicateRegistrationEmail, welcomeEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../users/users.repository';
-import type { InvitationsService } from '../invitations/invitations.service';
+import type { NewUserRow, UserRow, UsersRepository } from '../accounts/users.repository';
 import type { GoogleVerifier } from './google-verifier';
 import type { MfaService, PendingSignIn } from './mfa.service';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
 import type { RecoveryService } from './recovery.service';
-import type { IssuedSession, IssueSession, RequestMeta } from './session-issuer';
+import type { AuthenticatedSession, IssuedSession, IssueSession } from './session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
-import type { Throttle } from './throttle.repository';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import { LOGIN_WINDOW_MS, type SignInProtection } from './sign-in-protection';
 import { hashToken, newToken } from './tokens';
 import { describeUserAgent } from './user-agent';
 import type { FreshProofRule } from './fresh-proof';
 
-export type { IssuedSession, RequestMeta } from './session-issuer';
-
-export interface AuthenticatedSession {
-  user: UserRow;
-  session: SessionRow;
-  /** True when lastSeenAt was just moved forward (the caller re-sends the cookies then). */
-  touched: boolean;
-}
+export type { AuthenticatedSession, IssuedSession } from './session-issuer';
 
 /** What a correct first factor leads to: a session, or a pending sign-in waiting for the second factor. */
 export type SignInResult =
@@ -62,10 +55,23 @@ interface Deps {
   appUrl: string;
   sessionIdleMs: number;
   /** Registration through an emailed invitation (`referral`). */
-  referrals?: Pick<InvitationsService, 'registerWithReferral'>;
+  referrals?: ReferralRegistration;
   /** Signing out other devices needs a recent proof of identity (fresh-proof.ts). */
   requireFreshProof: FreshProofRule;
   now: () => Date;
+}
+
+/**
+ * Registration through an emailed invitation's token: modules/invitations provides it (its service's
+ * `registerWithReferral`), and auth names only what it calls, so neither module imports the other.
+ */
+export interface ReferralRegistration {
+  registerWithReferral(
+    token: string,
+    account: NewUserRow,
+    profile: Parameters<UsersRepository['insertProfessionalIfEmailFree']>[1] | undefined,
+    meta: RequestMeta,
+  ): Promise<UserRow | undefined>;
 }
 
 /** Registration, sign-in (password and Google) and server-side sessions. */

@@ -1,8 +1,8 @@
 import { SECURITY_REAUTH_WINDOW_MINUTES } from '@mi/contracts/auth';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from './auth.service';
-import type { RequestMeta } from './session-issuer';
+import type { AuthenticatedSession } from './session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
 
 export const FRESH_PROOF_WINDOW_MS = SECURITY_REAUTH_WINDOW_MINUTES * 60_000;
 export const FRESH_PROOF_MESSAGE = `For your security, please confirm it is you (your password, a code or Google) to change this. Security settings need a confirmation from the last ${SECURITY_REAUTH_WINDOW_MINUTES} minutes.`;

@@ -5,13 +5,14 @@ import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { MailService } from '../mail/mail.service';
 import { mfaCodeEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { MfaChallengeRow, MfaRepository } from './mfa.repository';
 import { newRecoveryCode, newSixDigitCode, normalizeRecoveryCode, type Secrets } from './secrets';
-import type { IssuedSession, IssueSession, RequestMeta } from './session-issuer';
-import type { Throttle } from './throttle.repository';
+import type { IssuedSession, IssueSession } from './session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import { hashToken, newToken } from './tokens';
-import type { AuthenticatedSession } from './auth.service';
+import type { AuthenticatedSession } from './session-issuer';
 import type { FreshProofRule } from './fresh-proof';
 
 export const MFA_INVALID_MESSAGE = 'Invalid/Expired Code';

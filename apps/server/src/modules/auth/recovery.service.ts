@@ -5,13 +5,13 @@ import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { MailService } from '../mail/mail.service';
 import { passwordChangedEmail, passwordResetEmail, verifyEmailEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { EmailTokensRepository } from './email-tokens.repository';
 import type { MfaRepository } from './mfa.repository';
 import { hashPassword } from './password';
-import type { RequestMeta } from './session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
 import type { SessionsRepository } from './sessions.repository';
-import type { Throttle } from './throttle.repository';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import { hashToken } from './tokens';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;

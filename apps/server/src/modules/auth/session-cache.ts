@@ -1,11 +1,8 @@
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
-import type { UserRow } from '../users/users.repository';
-import type { SessionRow } from './sessions.repository';
+import type { AccountChanges } from '../accounts/users.repository';
+import type { CachedSession } from './sessions.repository';
 
-export interface CachedSession {
-  session: SessionRow;
-  user: UserRow;
-}
+export type { CachedSession } from './sessions.repository';
 
 interface Entry extends CachedSession {
   storedAt: number;
@@ -18,10 +15,8 @@ interface Entry extends CachedSession {
  * process at commit, so the others hear it at about the same moment); a revoking request answers
  * only after that.
  */
-export interface AuthChanges {
-  mark(): number;
+export interface AuthChanges extends AccountChanges {
   session(id: string, mark: number): Promise<void>;
-  user(id: string, mark: number): Promise<void>;
 }
 
 interface Options {

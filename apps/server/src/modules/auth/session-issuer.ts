@@ -1,13 +1,16 @@
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { UserRow } from '../users/users.repository';
+import type { UserRow } from '../accounts/users.repository';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
+import type { RequestMeta } from '../../http/request-meta';
 import { hashToken, newToken } from './tokens';
 
-export interface RequestMeta {
-  requestId: string;
-  ip: string;
-  userAgent?: string;
+/** A request's signed-in session (auth.service.ts `authenticate`). */
+export interface AuthenticatedSession {
+  user: UserRow;
+  session: SessionRow;
+  /** True when lastSeenAt was just moved forward (the caller re-sends the cookies then). */
+  touched: boolean;
 }
 
 export interface IssuedSession {

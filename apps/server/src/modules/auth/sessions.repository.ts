@@ -1,16 +1,31 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { rotatedRefreshTokens, sessions, users } from '../../db/schema/index';
-import type { SessionCache } from './session-cache';
+import type { UserRow } from '../accounts/users.repository';
 
 export type SessionRow = typeof sessions.$inferSelect;
+
+/** A live session with its account, as the session cache keeps it. */
+export interface CachedSession {
+  session: SessionRow;
+  user: UserRow;
+}
+
+/** What this repository needs of the session cache (session-cache.ts provides it). */
+export interface SessionCachePort {
+  changes: { mark(): number; session(id: string, mark: number): Promise<void> };
+  begin(): number;
+  get(hash: string): CachedSession | undefined;
+  set(hash: string, found: CachedSession, readGeneration: number): void;
+  touched(sessionId: string, at: Date): void;
+}
 
 /**
  * Server-side session records, found by the hash of the token the client presents. With a cache,
  * live sessions are answered from memory; every write here evicts what it changed at once (other
  * processes hear of it through the database's change notifications).
  */
-export function createSessionsRepository(db: Db, cache?: SessionCache) {
+export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
   const mark = () => cache?.changes.mark() ?? 0;
   const changed = async (ids: string[], since: number) => {
     if (cache) await Promise.all(ids.map((id) => cache.changes.session(id, since)));

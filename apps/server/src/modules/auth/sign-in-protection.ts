@@ -2,10 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { MailService } from '../mail/mail.service';
 import { signInUnlockEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { EmailTokensRepository } from './email-tokens.repository';
-import type { RequestMeta } from './session-issuer';
-import type { Throttle } from './throttle.repository';
+import type { RequestMeta } from '../../http/request-meta';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import { hashToken } from './tokens';
 
 /** Failed sign-ins counted per account (and per known device) over this window. */

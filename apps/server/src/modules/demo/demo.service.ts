@@ -3,13 +3,18 @@ import { z } from 'zod';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { generateSeries } from '../../dicom/synthetic-series';
 import { defineJob } from '../../jobs/queue';
-import type { Services } from '../../services';
+import type { Logger } from 'pino';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { UsersRepository } from '../accounts/users.repository';
+import type { FulfilmentService } from '../fulfilment/fulfilment.service';
+import type { ProvidersService } from '../providers/providers.service';
+import type { ServicesService } from '../services/services.service';
 import { hashPassword } from '../auth/password';
-import type { RequestMeta } from '../auth/session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
 import { instanceKey } from '../ingest/storage-keys';
-import { parseDicomHeader } from '../studies/dicom-header';
+import { parseDicomHeader } from '../../dicom-archive/dicom-header';
 import { createStudiesRepository } from '../studies/studies.repository';
-import { crcOf } from '../studies/zip-reader';
+import { crcOf } from '../../dicom-archive/zip-reader';
 import { createDemoRepository } from './demo.repository';
 
 /**
@@ -82,10 +87,24 @@ const SAMPLE_STUDIES = [
 const password = () => `${randomBytes(9).toString('base64url')}a1!`;
 
 /**
+ * What demo data is made with: the members of the composition root's `Services` (src/services.ts)
+ * it uses, named here so this module does not import the composition root.
+ */
+export interface DemoServices {
+  log: Logger;
+  users: UsersRepository;
+  database: { db: Parameters<typeof createDemoRepository>[0] };
+  storage: ObjectStorage;
+  providers: ProvidersService;
+  analysisServices: ServicesService;
+  fulfilment: FulfilmentService;
+}
+
+/**
  * Seeds the demo data once (a later start finds the demo patient and does nothing). Prints the
  * demo accounts' passwords once, as the admin's first password is.
  */
-export async function ensureDemoData(services: Services): Promise<void> {
+export async function ensureDemoData(services: DemoServices): Promise<void> {
   const { users, log } = services;
   if (await users.findByEmail(normalizeEmail(DEMO_PATIENT.email))) return;
   const now = new Date();
@@ -186,7 +205,7 @@ export async function ensureDemoData(services: Services): Promise<void> {
 }
 
 /** The sample studies, stored and indexed as an upload's would be. */
-async function addSampleStudies(services: Services, ownerId: string): Promise<void> {
+async function addSampleStudies(services: DemoServices, ownerId: string): Promise<void> {
   const repo = createStudiesRepository(services.database.db);
   for (const sample of SAMPLE_STUDIES) {
     const series = generateSeries({
@@ -234,7 +253,7 @@ export const DEMO_FULFIL = { name: 'demo-fulfil', payload: z.object({ orderId: z
  * professional takes in My Orders; its report says plainly that it is a demo. Other orders are
  * left alone.
  */
-export function demoFulfilJob(services: Pick<Services, 'database' | 'fulfilment'>) {
+export function demoFulfilJob(services: Pick<DemoServices, 'database' | 'fulfilment'>) {
   const repo = createDemoRepository(services.database.db);
   return defineJob({
     ...DEMO_FULFIL,

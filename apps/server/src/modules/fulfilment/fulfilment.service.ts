@@ -10,7 +10,7 @@ import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService } from '../access/access.service';
 import { actorAudit, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { NotificationsService } from '../notifications/notifications.service';
 import type { FulfilmentRepository, FulfilmentView } from './fulfilment.repository';
 import type { ReportDelivery } from './report-delivery';

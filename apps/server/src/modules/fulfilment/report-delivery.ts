@@ -3,7 +3,7 @@ import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { NotificationsService } from '../notifications/notifications.service';
 import type { OrderEventsEmitter } from '../orders/order-events';
-import { crcOf } from '../studies/zip-reader';
+import { crcOf } from '../../dicom-archive/zip-reader';
 import type { FulfilmentRepository } from './fulfilment.repository';
 import { buildEncapsulatedPdf, ENCAPSULATED_PDF_SOP_CLASS } from './report-dicom';
 import { renderReportPdf, type ReportContent } from './report-pdf';

@@ -16,7 +16,7 @@ import {
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import { articleText, HELP_IMAGE_NAME, sanitizeArticleHtml } from './help-html';
 import type { HelpArticleRow, HelpRepository, NewHelpArticleRow } from './help.repository';
 import { HELP_SEED_ARTICLES, readSeedImage, type SeedArticle } from './seed/help-seed';

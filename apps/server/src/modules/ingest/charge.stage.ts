@@ -1,6 +1,6 @@
-import type { UsersRepository } from '../users/users.repository';
-import { defaultQuotaBytes, quotaOf, requireWithinQuota, type Quota } from '../studies/quota';
-import { IngestError } from '../studies/zip-reader';
+import type { UsersRepository } from '../accounts/users.repository';
+import { defaultQuotaBytes, quotaOf, requireWithinQuota, type Quota } from '../accounts/quota';
+import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 
 /** The upload owner's quota as processing begins; an IngestError when the account is gone. */

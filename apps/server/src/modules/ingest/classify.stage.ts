@@ -1,6 +1,6 @@
-import type { InstanceHeader } from '../studies/dicom-header';
-import { classifyEntry } from '../studies/entry-classifier';
-import type { ZipFileEntry } from '../studies/zip-reader';
+import type { InstanceHeader } from '../../dicom-archive/dicom-header';
+import { classifyEntry } from '../../dicom-archive/entry-classifier';
+import type { ZipFileEntry } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 import type { EntryBytes } from './read.stage';
 

@@ -1,4 +1,4 @@
-import type { InstanceHeader } from '../studies/dicom-header';
+import type { InstanceHeader } from '../../dicom-archive/dicom-header';
 import type { StudiesRepository } from '../studies/studies.repository';
 import type { IngestRun, PendingInstance } from './ingest-run';
 

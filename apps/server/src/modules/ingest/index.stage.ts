@@ -1,6 +1,6 @@
-import { defaultQuotaBytes } from '../studies/quota';
+import { defaultQuotaBytes } from '../accounts/quota';
 import type { StudiesRepository } from '../studies/studies.repository';
-import { IngestError } from '../studies/zip-reader';
+import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 import { senderNotification, successNotification } from './notify.stage';
 

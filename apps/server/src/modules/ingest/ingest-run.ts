@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type yauzl from 'yauzl';
-import type { InstanceHeader } from '../studies/dicom-header';
-import type { Quota } from '../studies/quota';
+import type { InstanceHeader } from '../../dicom-archive/dicom-header';
+import type { Quota } from '../accounts/quota';
 import type { IndexedInstance, UploadRow } from '../studies/studies.repository';
-import type { ZipFileEntry } from '../studies/zip-reader';
+import type { ZipFileEntry } from '../../dicom-archive/zip-reader';
 import type { RangeReader } from '../uploads/upload-area';
 
 /** What processing an upload found, kept on the upload and shown in its notification. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type yauzl from 'yauzl';
 import type { UploadArea } from '../uploads/upload-area';
-import { IngestError, listZipFiles, type ZipFileEntry, type ZipLimits } from '../studies/zip-reader';
+import { IngestError, listZipFiles, type ZipFileEntry, type ZipLimits } from '../../dicom-archive/zip-reader';
 import type { OpenArchive } from './ingest-run';
 
 /** The size of a finished upload; an IngestError when it is missing or did not finish. */

@@ -2,7 +2,7 @@ import type { MailService } from '../mail/mail.service';
 import { studyProcessedEmail } from '../mail/templates';
 import { wantsNotificationEmail } from '../notifications/notifications.service';
 import type { NewNotification } from '../studies/studies.repository';
-import type { UsersRepository } from '../users/users.repository';
+import type { UsersRepository } from '../accounts/users.repository';
 import { DICOMDIR_READ } from './classify.stage';
 import type { Summary } from './ingest-run';
 

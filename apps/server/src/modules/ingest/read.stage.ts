@@ -1,6 +1,6 @@
-import type { EntryOutcome } from '../studies/entry-classifier';
-import { crcOf, readEntryPrefix, readStoredEntry, type ZipFileEntry } from '../studies/zip-reader';
-import type { ScannedEntry } from '../studies/zip-stream-scanner';
+import type { EntryOutcome } from '../../dicom-archive/entry-classifier';
+import { crcOf, readEntryPrefix, readStoredEntry, type ZipFileEntry } from '../../dicom-archive/zip-reader';
+import type { ScannedEntry } from '../../dicom-archive/zip-stream-scanner';
 import type { OpenArchive } from './ingest-run';
 
 /** Files up to this size are read into memory once; larger ones are read twice (header prefix, then copy). */

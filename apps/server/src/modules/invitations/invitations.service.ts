@@ -8,13 +8,14 @@ import {
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
-import type { Throttle } from '../auth/throttle.repository';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import type { MailService } from '../mail/mail.service';
 import { inviteUserEmail, providerInviteEmail } from '../mail/templates';
-import { defaultQuotaBytes, quotaGB, quotaOf, type Quota } from '../studies/quota';
+import { defaultQuotaBytes, quotaGB, quotaOf, type Quota } from '../accounts/quota';
 import type { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { InvitationTokens } from './invitation-token';
 import type { InvitationRow, InvitationsRepository } from './invitations.repository';
 

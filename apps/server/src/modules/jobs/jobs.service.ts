@@ -1,6 +1,7 @@
 import { jobNameSchema, type PendingJobs } from '@mi/contracts/studies';
 import type { JobQueue } from '../../jobs/queue';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { StudiesService } from '../studies/studies.service';
 
 /** The jobs a user may see in their list: their studies' processing and preparation. */

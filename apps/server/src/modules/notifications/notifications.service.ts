@@ -2,7 +2,7 @@ import type { Notification } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
 import type { MailService } from '../mail/mail.service';
 import { notificationEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository';
 
 /**

@@ -16,11 +16,11 @@ import { AppError } from '../../http/app-error';
 import type { PaymentIntent, PaymentsPort } from '../../ports/payments/payments';
 import type { AccessService } from '../access/access.service';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { MailService } from '../mail/mail.service';
 import { paymentReceiptEmail, refundReceiptEmail } from '../mail/templates';
 import type { ServicesService } from '../services/services.service';
-import type { UsersRepository } from '../users/users.repository';
+import type { UsersRepository } from '../accounts/users.repository';
 import type { OrderEventsEmitter } from './order-events';
 import {
   REFUNDABLE_STATUSES,

@@ -10,10 +10,10 @@ import type { ProfessionalProfile, ProfessionalProfileInput } from '@mi/contract
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
 import { actorAudit, type AuditActor, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
-import type { Throttle } from '../auth/throttle.repository';
+import type { RequestMeta } from '../../http/request-meta';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import type { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { NewProviderRow, ProviderWithLink, ProvidersRepository } from './providers.repository';
 
 /** How many providers one user may add to their network per minute (a script, not a person, adds more). */

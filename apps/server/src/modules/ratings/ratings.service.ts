@@ -7,7 +7,8 @@ import {
 import { AppError } from '../../http/app-error';
 import type { RecentSignInRule } from '../admin/recent-sign-in';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { RatingRow, RatingsRepository } from './ratings.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -9,8 +9,8 @@ import {
 import { AppError } from '../../http/app-error';
 import type { RecentSignInRule } from '../admin/recent-sign-in';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
-import type { UserRow } from '../users/users.repository';
+import type { RequestMeta } from '../../http/request-meta';
+import type { UserRow } from '../accounts/users.repository';
 import type { AdminOfferRow, CatalogueAdminRepository } from './catalogue-admin.repository';
 import type { AnalysisServiceRow } from './services.repository';
 import { toDollars } from './services.service';

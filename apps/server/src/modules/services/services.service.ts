@@ -3,7 +3,7 @@ import type { MyOffer, OfferSettings } from '@mi/contracts/directory';
 import type { Service } from '@mi/contracts/orders';
 import { AppError } from '../../http/app-error';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import { SERVICE_CATALOGUE } from './service-catalogue';
 import type {
   AnalysisServiceRow,

@@ -4,13 +4,14 @@ import { AppError } from '../../http/app-error';
 import type { AccessService } from '../access/access.service';
 import { sessionPrincipal } from '../access/principal';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
-import type { Throttle } from '../auth/throttle.repository';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
+import type { Throttle } from '../rate-limit/throttle.repository';
 import type { MailService } from '../mail/mail.service';
 import { ownershipRequestEmail } from '../mail/templates';
 import type { NotificationsService } from '../notifications/notifications.service';
-import { exceedsQuota, quotaGB, quotaOf } from '../studies/quota';
-import type { UserRow, UsersRepository } from '../users/users.repository';
+import { exceedsQuota, quotaGB, quotaOf } from '../accounts/quota';
+import type { UserRow, UsersRepository } from '../accounts/users.repository';
 import type { SharingRepository } from './sharing.repository';
 
 interface Deps {

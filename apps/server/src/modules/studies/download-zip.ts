@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import { openInstance, type InstanceLocation } from './instance-location';
+import { openInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
 
 /** One file of the archive: its bytes are a stored instance, whose size and CRC-32 are known up front. */
 export interface ZipItem {

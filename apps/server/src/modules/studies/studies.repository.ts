@@ -14,8 +14,8 @@ import {
   uploadObjects,
   users,
 } from '../../db/schema/index';
-import type { InstanceHeader } from './dicom-header';
-import { quotaOf, requireWithinQuota } from './quota';
+import type { InstanceHeader } from '../../dicom-archive/dicom-header';
+import { quotaOf, requireWithinQuota } from '../accounts/quota';
 
 export type StudyRow = typeof studies.$inferSelect;
 export type UploadRow = typeof studyUploads.$inferSelect;
@@ -31,7 +31,7 @@ export interface IndexedInstance {
   storageOffset?: number;
 }
 
-export { QuotaExceededError } from './quota';
+export { QuotaExceededError } from '../accounts/quota';
 
 const CHUNK = 500;
 function chunks<T>(items: T[], size = CHUNK): T[][] {

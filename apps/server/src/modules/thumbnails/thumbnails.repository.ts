@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instanceReadingOrder } from '../../db/reading-order';
 import { instances, series, studyThumbnails } from '../../db/schema/index';
-import type { InstanceLocation } from '../studies/instance-location';
+import type { InstanceLocation } from '../../dicom-archive/instance-location';
 
 /** A drawn thumbnail (`image`), or why the study has none (`reason`). */
 export interface ThumbnailRecord {

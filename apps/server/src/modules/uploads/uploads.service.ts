@@ -1,11 +1,12 @@
 import type { StorageToken } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, AuthService, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession, AuthService } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { InvitationsService } from '../invitations/invitations.service';
-import type { ArchivePrescan } from '../studies/archive-prescan';
-import { defaultQuotaBytes, exceedsQuota, quotaGB, quotaOf } from '../studies/quota';
-import type { UsersRepository } from '../users/users.repository';
+import type { ArchivePrescan } from '../ingest/archive-prescan';
+import { defaultQuotaBytes, exceedsQuota, quotaGB, quotaOf } from '../accounts/quota';
+import type { UsersRepository } from '../accounts/users.repository';
 import type { UploadArea } from './upload-area';
 import { OBJECT_NAME, UPLOAD_PATH } from './upload-paths';
 import type { UploadTokens } from './upload-token';

@@ -3,10 +3,10 @@ import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { AuthenticatedSession } from '../auth/auth.service';
 import type { FreshProofRule } from '../auth/fresh-proof';
-import type { RequestMeta } from '../auth/session-issuer';
+import type { RequestMeta } from '../../http/request-meta';
 import type { MailService } from '../mail/mail.service';
 import { mfaDisabledEmail } from '../mail/templates';
-import type { NewUserRow, UserRow, UsersRepository } from './users.repository';
+import type { NewUserRow, UserRow, UsersRepository } from '../accounts/users.repository';
 
 /**
  * Profile and preference changes (PUT /api/users/{id}): a user edits only their own account.

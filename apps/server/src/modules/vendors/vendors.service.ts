@@ -14,7 +14,7 @@ import { AppError } from '../../http/app-error';
 import type { Principal } from '../access/principal';
 import type { RecentSignInRule } from '../admin/recent-sign-in';
 import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { RequestMeta } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { DeliverReport, ReportContent } from '../fulfilment/report-delivery';
 import {
   createSecretSeal,

@@ -3,7 +3,7 @@ import { defineJob } from '../../jobs/queue';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { DicomwebRepository } from '../dicomweb/dicomweb.repository';
-import { openInstance } from '../studies/instance-location';
+import { openInstance } from '../../dicom-archive/instance-location';
 import type { DicomwebService } from '../dicomweb/dicomweb.service';
 import type { ViewerRepository } from './viewer.repository';
 

@@ -1,6 +1,7 @@
 import type { JobQueue } from '../../jobs/queue';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, RequestMeta } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RequestMeta } from '../../http/request-meta';
 import type { AccessService } from '../access/access.service';
 import { sessionPrincipal, type Principal } from '../access/principal';
 import type { StudyRow } from '../access/access.repository';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeStage, ownerQuota } from '../../../src/modules/ingest/charge.stage';
-import { QuotaExceededError } from '../../../src/modules/studies/quota';
-import { IngestError } from '../../../src/modules/studies/zip-reader';
+import { QuotaExceededError } from '../../../src/modules/accounts/quota';
+import { IngestError } from '../../../src/dicom-archive/zip-reader';
 import { openRun } from '../../helpers/ingest-run';
 import { buildZip, newPatient, type Patient } from '../../helpers/studies';
 import { createTestContext, type TestContext } from '../../helpers/test-app';

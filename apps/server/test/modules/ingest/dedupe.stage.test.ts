@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DedupeStage } from '../../../src/modules/ingest/dedupe.stage';
 import type { PendingInstance } from '../../../src/modules/ingest/ingest-run';
-import { parseDicomHeader, type InstanceHeader } from '../../../src/modules/studies/dicom-header';
+import { parseDicomHeader, type InstanceHeader } from '../../../src/dicom-archive/dicom-header';
 import { createStudiesRepository } from '../../../src/modules/studies/studies.repository';
-import { crcOf } from '../../../src/modules/studies/zip-reader';
+import { crcOf } from '../../../src/dicom-archive/zip-reader';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { openRun, type OpenedRun } from '../../helpers/ingest-run';
 import { buildZip, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';

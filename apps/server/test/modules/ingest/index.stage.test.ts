@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifications, studies } from '../../../src/db/schema/index';
 import { indexStage } from '../../../src/modules/ingest/index.stage';
 import { instanceKey } from '../../../src/modules/ingest/storage-keys';
-import { parseDicomHeader } from '../../../src/modules/studies/dicom-header';
+import { parseDicomHeader } from '../../../src/dicom-archive/dicom-header';
 import {
   createStudiesRepository,
   type StudiesRepository,
 } from '../../../src/modules/studies/studies.repository';
-import { crcOf, IngestError } from '../../../src/modules/studies/zip-reader';
+import { crcOf, IngestError } from '../../../src/dicom-archive/zip-reader';
 import { openRun } from '../../helpers/ingest-run';
 import { buildZip, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
 import { createTestContext, type TestContext } from '../../helpers/test-app';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIngest, type IngestDeps } from '../../../src/modules/ingest/ingest-pipeline';
 import { archiveKey } from '../../../src/modules/ingest/storage-keys';
-import { QuotaExceededError } from '../../../src/modules/studies/quota';
+import { QuotaExceededError } from '../../../src/modules/accounts/quota';
 import { createStudiesRepository } from '../../../src/modules/studies/studies.repository';
-import { DEFAULT_ZIP_LIMITS } from '../../../src/modules/studies/zip-reader';
+import { DEFAULT_ZIP_LIMITS } from '../../../src/dicom-archive/zip-reader';
 import { silentLog } from '../../helpers/ingest-run';
 import {
   buildZip,

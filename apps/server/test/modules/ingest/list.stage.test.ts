@@ -6,7 +6,7 @@ import {
   listStage,
   openArchive,
 } from '../../../src/modules/ingest/list.stage';
-import { DEFAULT_ZIP_LIMITS, IngestError } from '../../../src/modules/studies/zip-reader';
+import { DEFAULT_ZIP_LIMITS, IngestError } from '../../../src/dicom-archive/zip-reader';
 import { writeZip } from '../../helpers/dicom-mutations';
 import { silentLog, placeArchive } from '../../helpers/ingest-run';
 import {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadStage, verifiedCrc, type EntryBytes } from '../../../src/modules/ingest/read.stage';
-import { classifyEntry } from '../../../src/modules/studies/entry-classifier';
-import { crcOf, EntryReadError } from '../../../src/modules/studies/zip-reader';
-import type { ScannedEntry } from '../../../src/modules/studies/zip-stream-scanner';
+import { classifyEntry } from '../../../src/dicom-archive/entry-classifier';
+import { crcOf, EntryReadError } from '../../../src/dicom-archive/zip-reader';
+import type { ScannedEntry } from '../../../src/dicom-archive/zip-stream-scanner';
 import { writeZip } from '../../helpers/dicom-mutations';
 import { openRun, type OpenedRun } from '../../helpers/ingest-run';
 import { buildZip, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';

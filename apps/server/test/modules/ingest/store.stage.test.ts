@@ -4,12 +4,12 @@ import type { PendingInstance } from '../../../src/modules/ingest/ingest-run';
 import { archiveKey, instanceKey } from '../../../src/modules/ingest/storage-keys';
 import { BatchQueue, StoreStage, reconcile } from '../../../src/modules/ingest/store.stage';
 import { ReadStage } from '../../../src/modules/ingest/read.stage';
-import { parseDicomHeader } from '../../../src/modules/studies/dicom-header';
+import { parseDicomHeader } from '../../../src/dicom-archive/dicom-header';
 import {
   createStudiesRepository,
   type StudiesRepository,
 } from '../../../src/modules/studies/studies.repository';
-import { crcOf } from '../../../src/modules/studies/zip-reader';
+import { crcOf } from '../../../src/dicom-archive/zip-reader';
 import { openRun, type OpenedRun } from '../../helpers/ingest-run';
 import { buildZip, makeDicom, newPatient, uid, type Patient } from '../../helpers/studies';
 import { createTestContext, type TestContext } from '../../helpers/test-app';

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { instances, studies } from '../../../src/db/schema/index';
-import { ArchivePrescan } from '../../../src/modules/studies/archive-prescan';
+import { ArchivePrescan } from '../../../src/modules/ingest/archive-prescan';
 import {
   buildZip,
   listen,

@@ -13,7 +13,7 @@ import {
 } from '../../../src/db/schema/index';
 import type { JobDefinition } from '../../../src/jobs/queue';
 import { archiveKey, instanceKey } from '../../../src/modules/ingest/storage-keys';
-import { readInstance } from '../../../src/modules/studies/instance-location';
+import { readInstance } from '../../../src/dicom-archive/instance-location';
 import { createStudiesRepository } from '../../../src/modules/studies/studies.repository';
 import {
   buildZip,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipStreamScanner, type EntryMemory } from '../../../src/modules/studies/zip-stream-scanner';
+import { ZipStreamScanner, type EntryMemory } from '../../../src/dicom-archive/zip-stream-scanner';
 import { buildZip, makeDicom, uid, type ZipInput } from '../../helpers/studies';
 
 /** A budget of `limit` bytes that records what is held, so tests can see it all given back. */

@@ -1,6 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { AuthChanges } from '../auth/session-cache';
 import { professionalProfiles, users } from '../../db/schema/index';
 
 export type UserRow = typeof users.$inferSelect;
@@ -8,10 +7,19 @@ export type NewUserRow = typeof users.$inferInsert;
 export type ProfessionalProfileRow = typeof professionalProfiles.$inferSelect;
 
 /**
+ * Who hears of changed accounts: take a mark before the write, then report the committed change
+ * (auth/session-cache.ts implements it, so cached sessions carry the new row at once).
+ */
+export interface AccountChanges {
+  mark(): number;
+  user(id: string, mark: number): Promise<void>;
+}
+
+/**
  * Data access for accounts. Emails are looked up by their lower-cased form. `changes` hears of every
  * account changed here, so cached sessions of this process carry the new row at once.
  */
-export function createUsersRepository(db: Db, changes?: AuthChanges) {
+export function createUsersRepository(db: Db, changes?: AccountChanges) {
   const mark = () => changes?.mark() ?? 0;
   const changed = async (id: string, since: number) => {
     await changes?.user(id, since);

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { RangeNotSatisfiableError, type ByteRange, type ObjectStorage } from '../../ports/storage/storage';
+import { RangeNotSatisfiableError, type ByteRange, type ObjectStorage } from '../ports/storage/storage';
 
 /**
  * Where one instance's bytes live: a whole object (`storageOffset` 0), or `sizeBytes` bytes at

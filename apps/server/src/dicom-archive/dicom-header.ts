@@ -1,7 +1,7 @@
 import type { DataSet } from 'dicom-parser';
-import { hasDicmPreamble, InflatedTooLargeError, readDataSet, runsPastEnd } from '../../dicom/data-set';
-import { DEFAULT_MAX_DECODED_BYTES, pixelBudgetProblem, pixelGeometry } from '../../dicom/pixel-budget';
-import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
+import { hasDicmPreamble, InflatedTooLargeError, readDataSet, runsPastEnd } from '../dicom/data-set';
+import { DEFAULT_MAX_DECODED_BYTES, pixelBudgetProblem, pixelGeometry } from '../dicom/pixel-budget';
+import { IMPLICIT_LITTLE_ENDIAN } from '../dicom/transfer-syntax';
 import {
   ascii,
   dataSetCharacterSet,
@@ -11,7 +11,7 @@ import {
   personName,
   text,
   uid,
-} from '../../dicom/values';
+} from '../dicom/values';
 
 /** What indexing needs from one DICOM instance. Text values are decoded per (0008,0005). */
 export interface InstanceHeader {

@@ -1,7 +1,11 @@
 import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { readInto, type UploadWriteObserver } from '../uploads/upload-area';
-import { ZipStreamScanner, type EntryMemory, type ScannedEntry } from './zip-stream-scanner';
+import {
+  ZipStreamScanner,
+  type EntryMemory,
+  type ScannedEntry,
+} from '../../dicom-archive/zip-stream-scanner';
 
 interface ScanState {
   path: string;

@@ -1,5 +1,5 @@
-import { hasDicmPreamble } from '../../dicom/data-set';
-import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
+import { hasDicmPreamble } from '../dicom/data-set';
+import { IMPLICIT_LITTLE_ENDIAN } from '../dicom/transfer-syntax';
 import { NotDicomError, parseDicomHeader, type DicomDirHeader, type InstanceHeader } from './dicom-header';
 
 /** What one file of an upload turned out to be. */
