@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
+import { expect, test } from './a11y';
 import {
   PASSWORD,
   fixtures,

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
+import { expect, test } from './a11y';
 import { startApp } from '../app-process';
 import { buy, literally, providerRow } from './checkout';
 import { adminContext, linkedProfessional, signIn } from './professionals';

@@ -1,5 +1,6 @@
 import { deflateSync } from 'node:zlib';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
+import { expect, test } from './a11y';
 import { registerPatient, uniqueEmail } from './study-files';
 
 const appBase = () => process.env.E2E_BASE_URL!;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
+import { expect, test } from './a11y';
 import { adminContext, offeringProfessional, saveProfile, type ProfileFields } from './professionals';
 import { registerPatient, uniqueEmail } from './study-files';
 

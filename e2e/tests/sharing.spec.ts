@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test } from './a11y';
 import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { canvasesWithImage } from '../canvas-image';
 import {

@@ -1,6 +1,6 @@
 import { closeSync, ftruncateSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './a11y';
 import {
   fileSize,
   fixtures,

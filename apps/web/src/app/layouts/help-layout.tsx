@@ -14,9 +14,10 @@ export function HelpLayout() {
       <SkipLink />
       <header className="sticky top-0 z-40 flex h-16 items-center gap-3 border-b bg-card/95 px-3 backdrop-blur sm:px-6">
         <Brand version className="min-w-0 truncate" />
-        <Button asChild variant="outline" size="sm" className="ml-auto">
+        <Button asChild variant="outline" size="sm" className="ml-auto shrink-0">
           <Link to={paths.home}>
-            <Home aria-hidden="true" /> Return to Home
+            {/* On a phone the button says 'Home', so the app's name beside it fits whole. */}
+            <Home aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Return to </span>Home
           </Link>
         </Button>
       </header>

@@ -40,12 +40,13 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
   return (
     <>
       <DropdownMenu>
-        <DropdownMenuTrigger
-          aria-label="User menu"
-          className="flex items-center gap-2 rounded-full p-0.5 pr-1 hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring sm:rounded-md sm:pr-2"
-        >
+        <DropdownMenuTrigger className="flex items-center gap-2 rounded-full p-0.5 pr-1 hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring sm:rounded-md sm:pr-2">
+          {/* Named by its text (the user's name, hidden on a phone but still read) and what it opens. */}
           <Avatar name={user.name} />
-          <span className="hidden max-w-40 truncate text-sm font-medium sm:block">{displayName}</span>
+          <span className="sr-only text-sm font-medium sm:not-sr-only sm:block sm:max-w-40 sm:truncate">
+            {displayName}
+          </span>
+          <span className="sr-only">, user menu</span>
           <ChevronDown className="hidden size-4 text-muted-foreground sm:block" aria-hidden="true" />
         </DropdownMenuTrigger>
         <DropdownMenuContent align="end" className="w-64">

@@ -238,13 +238,9 @@ export function ProvidersAdmin() {
                       <Unlink aria-hidden="true" /> Unlink
                     </Button>
                   ) : (
-                    <Button
-                      size="sm"
-                      variant="outline"
-                      onClick={() => setLinking(p)}
-                      aria-label={`Link ${p.name}`}
-                    >
-                      <Link2 aria-hidden="true" /> Link account
+                    <Button size="sm" variant="outline" onClick={() => setLinking(p)}>
+                      {/* Named by what it shows, then which provider ('Link account to …'). */}
+                      <Link2 aria-hidden="true" /> Link account<span className="sr-only"> to {p.name}</span>
                     </Button>
                   )}
                   {p.kind === 'organisation' && (

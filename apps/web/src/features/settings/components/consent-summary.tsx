@@ -21,33 +21,34 @@ export function ConsentSummary({ user }: { user: User }) {
       </CardHeader>
       <CardContent>
         <dl className="grid gap-4">
-          <div className="flex items-start gap-3">
-            {user.termsAcceptedAt ? (
-              <CheckCircle2 className="mt-0.5 size-5 text-primary" aria-hidden="true" />
-            ) : (
-              <CircleSlash className="mt-0.5 size-5 text-muted-foreground" aria-hidden="true" />
-            )}
-            <div className="grid gap-0.5">
-              <dt className="font-medium">Terms and conditions</dt>
-              <dd className="text-sm text-muted-foreground">
-                {user.termsAcceptedAt
-                  ? `Accepted at registration on ${formatDateTime(user.termsAcceptedAt)}`
-                  : 'No acceptance recorded (the account was created without the registration form).'}
-              </dd>
-            </div>
+          {/* Each term and its description sit directly in their group, as a definition list requires. */}
+          <div className="grid gap-0.5">
+            <dt className="flex items-start gap-3 font-medium">
+              {user.termsAcceptedAt ? (
+                <CheckCircle2 className="mt-0.5 size-5 shrink-0 text-primary" aria-hidden="true" />
+              ) : (
+                <CircleSlash className="mt-0.5 size-5 shrink-0 text-muted-foreground" aria-hidden="true" />
+              )}
+              Terms and conditions
+            </dt>
+            <dd className="pl-8 text-sm text-muted-foreground">
+              {user.termsAcceptedAt
+                ? `Accepted at registration on ${formatDateTime(user.termsAcceptedAt)}`
+                : 'No acceptance recorded (the account was created without the registration form).'}
+            </dd>
           </div>
-          <div className="flex items-start gap-3">
-            {user.shareMedicalData ? (
-              <CheckCircle2 className="mt-0.5 size-5 text-primary" aria-hidden="true" />
-            ) : (
-              <CircleSlash className="mt-0.5 size-5 text-muted-foreground" aria-hidden="true" />
-            )}
-            <div className="grid gap-0.5">
-              <dt className="font-medium">Sharing medical records with your care team</dt>
-              <dd className="text-sm text-muted-foreground">
-                {sharing}. You can change this under Privacy &amp; Sharing.
-              </dd>
-            </div>
+          <div className="grid gap-0.5">
+            <dt className="flex items-start gap-3 font-medium">
+              {user.shareMedicalData ? (
+                <CheckCircle2 className="mt-0.5 size-5 shrink-0 text-primary" aria-hidden="true" />
+              ) : (
+                <CircleSlash className="mt-0.5 size-5 shrink-0 text-muted-foreground" aria-hidden="true" />
+              )}
+              Sharing medical records with your care team
+            </dt>
+            <dd className="pl-8 text-sm text-muted-foreground">
+              {sharing}. You can change this under Privacy &amp; Sharing.
+            </dd>
           </div>
         </dl>
       </CardContent>

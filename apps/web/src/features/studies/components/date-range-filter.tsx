@@ -51,12 +51,10 @@ export function DateRangeFilter({
     <div className="flex items-center gap-1">
       <Popover open={open} onOpenChange={onOpenChange}>
         <PopoverTrigger asChild>
-          <Button
-            variant="outline"
-            className="w-full justify-start font-normal sm:w-auto"
-            aria-label="Filter by study date"
-          >
+          {/* Its name is the text it shows (a chosen range is announced as the study date's). */}
+          <Button variant="outline" className="w-full justify-start font-normal sm:w-auto">
             <CalendarRange aria-hidden="true" />
+            {active && <span className="sr-only">Study date: </span>}
             <span className={active ? '' : 'text-muted-foreground'}>{label(value)}</span>
           </Button>
         </PopoverTrigger>

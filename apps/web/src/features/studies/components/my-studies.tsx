@@ -25,7 +25,7 @@ import { AccessReceiptsDialog } from './access-receipts-dialog';
 import { BusyOverlay } from './busy-overlay';
 import { DeleteStudyDialog } from './delete-study-dialog';
 import { ShareStudyDialog } from './share-study-dialog';
-import { StudiesTable } from './studies-table';
+import { StudiesList } from './studies-list';
 import { StudyFilterBar } from './study-filter-bar';
 import { StudyInfoDialog } from './study-info-dialog';
 import { TransferOwnershipDialog } from './transfer-ownership-dialog';
@@ -135,10 +135,11 @@ export function MyStudies({
     );
   } else {
     body = (
-      <StudiesTable
+      <StudiesList
         studies={rows}
         sort={sort}
         onSort={(key) => setSort((s) => nextSort(s, key))}
+        onSortChange={setSort}
         handlers={{
           onInfo: setInfoStudy,
           onShare: setSharing,

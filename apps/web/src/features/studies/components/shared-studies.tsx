@@ -20,7 +20,8 @@ import {
   type StudySort,
 } from '../utils/study-list';
 import { BusyOverlay } from './busy-overlay';
-import { StudiesTable, type SharedBy } from './studies-table';
+import { StudiesList } from './studies-list';
+import type { SharedBy } from './study-actions';
 import { StudyFilterBar } from './study-filter-bar';
 import { StudyInfoDialog } from './study-info-dialog';
 
@@ -79,10 +80,11 @@ export function SharedStudies({ userId }: { userId: string }) {
     );
   } else {
     body = (
-      <StudiesTable
+      <StudiesList
         studies={rows}
         sort={sort}
         onSort={(key) => setSort((s) => nextSort(s, key))}
+        onSortChange={setSort}
         caption="Studies shared with you"
         sharedBy={sharedBy}
         handlers={{ onInfo: setInfoStudy, onRequestOwnership: request }}

@@ -1,38 +1,15 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import {
-  ArrowDown,
-  ArrowUp,
-  ArrowUpDown,
-  ArrowRightLeft,
-  Download,
-  Eye,
-  FlaskConical,
-  Hand,
-  History,
-  Info,
-  MoreHorizontal,
-  Share2,
-  Stethoscope,
-  Trash2,
-} from 'lucide-react';
-import { Link } from 'react-router';
-import { Button } from '@/components/ui/button';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu';
+import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
 import { formatDate } from '@/lib/format';
+import { patientDisplayName, type StudySort, type StudySortKey } from '../utils/study-list';
 import {
-  analysisHref,
-  analysisServicesHref,
-  patientDisplayName,
-  shareWithProviderHref,
-  viewerHref,
-  type StudySort,
-  type StudySortKey,
-} from '../utils/study-list';
+  NA,
+  StudyActions,
+  StudyInfoButton,
+  StudyStatus,
+  type SharedBy,
+  type StudyRowHandlers,
+} from './study-actions';
 
 interface Column {
   label: string;
@@ -88,27 +65,6 @@ function SortHeader({
   );
 }
 
-/** A row offers the actions it has a handler for: My Studies all but Request Ownership, Shared Studies View, Info and that. */
-export interface StudyRowHandlers {
-  onInfo: (study: StudyListItem) => void;
-  onShare?: (study: StudyListItem) => void;
-  onDelete?: (study: StudyListItem) => void;
-  onDownload?: (study: StudyListItem) => void;
-  onTransfer?: (study: StudyListItem) => void;
-  onRequestOwnership?: (study: StudyListItem) => void;
-  onAccess?: (study: StudyListItem) => void;
-}
-
-/** Who shared a study of the Shared Studies tab. */
-export interface SharedBy {
-  name: string | null;
-  email: string;
-}
-
-function NA() {
-  return <span className="text-muted-foreground">N/A</span>;
-}
-
 function StudyRow({
   study,
   handlers,
@@ -120,10 +76,9 @@ function StudyRow({
 }) {
   const m = study.metadata;
   const patientName = patientDisplayName(study);
-  const process = study.status.process;
   return (
     <tr className="border-t align-middle hover:bg-muted/40">
-      <td className="max-w-64 px-2 py-2.5 font-medium">
+      <td className="max-w-56 px-2 py-2.5 font-medium">
         <span className="flex items-center gap-3">
           {/* Rendered on the server from the study (a placeholder when it has no image). */}
           <img
@@ -140,13 +95,13 @@ function StudyRow({
           </span>
         </span>
       </td>
-      <td className="max-w-48 px-2 py-2.5">
+      <td className="max-w-40 px-2 py-2.5">
         <span className="line-clamp-2 break-words" title={patientName || undefined}>
           {patientName || <NA />}
         </span>
       </td>
       {sharedBy !== undefined && (
-        <td className="min-w-36 max-w-56 px-2 py-2.5">
+        <td className="max-w-44 px-2 py-2.5">
           {sharedBy ? (
             <span className="grid min-w-0">
               <span className="truncate" title={sharedBy.name ?? sharedBy.email}>
@@ -166,111 +121,17 @@ function StudyRow({
       <td className="px-2 py-2.5">
         <span className="inline-flex items-center gap-1">
           {m.modality || <NA />}
-          <Button
-            variant="ghost"
-            size="icon"
-            className="size-7"
-            aria-label="Study information"
-            onClick={() => handlers.onInfo(study)}
-          >
-            <Info aria-hidden="true" />
-          </Button>
+          <StudyInfoButton study={study} handlers={handlers} />
         </span>
       </td>
       <td className="whitespace-nowrap px-2 py-2.5">{formatDate(study.createdAt)}</td>
       <td className="whitespace-nowrap px-2 py-2.5">{formatDate(m.studyDate)}</td>
       <td className="whitespace-nowrap px-2 py-2.5">{formatDate(study.latestCompletionDate)}</td>
       <td className="px-2 py-2.5">
-        {/* Analyses are ordered for one's own studies; a recipient only views. */}
-        {process.value === 'completed' && sharedBy === undefined ? (
-          <Button asChild size="sm" variant="outline">
-            <Link to={analysisHref(study)}>Get Analysis</Link>
-          </Button>
-        ) : (
-          <span className="capitalize text-muted-foreground">{process.value}</span>
-        )}
+        <StudyStatus study={study} recipient={sharedBy !== undefined} />
       </td>
       <td className="px-2 py-2.5">
-        <div className="flex items-center gap-1">
-          {handlers.onShare && (
-            <Button
-              variant="ghost"
-              size="icon"
-              className="size-8"
-              aria-label="Share study"
-              title="Share"
-              onClick={() => handlers.onShare?.(study)}
-            >
-              <Share2 aria-hidden="true" />
-            </Button>
-          )}
-          {handlers.onDelete && (
-            <Button
-              variant="ghost"
-              size="icon"
-              className="size-8 text-destructive hover:bg-destructive/10 hover:text-destructive"
-              aria-label="Delete study"
-              onClick={() => handlers.onDelete?.(study)}
-            >
-              <Trash2 aria-hidden="true" />
-            </Button>
-          )}
-          <DropdownMenu>
-            <DropdownMenuTrigger asChild>
-              <Button variant="ghost" size="icon" className="size-8" aria-label="More actions">
-                <MoreHorizontal aria-hidden="true" />
-              </Button>
-            </DropdownMenuTrigger>
-            <DropdownMenuContent align="end" className="min-w-40">
-              {study.studyId ? (
-                <DropdownMenuItem asChild>
-                  <a href={viewerHref(study)} target="_blank" rel="noopener noreferrer">
-                    <Eye aria-hidden="true" /> View
-                  </a>
-                </DropdownMenuItem>
-              ) : (
-                <DropdownMenuItem disabled>
-                  <Eye aria-hidden="true" /> View
-                </DropdownMenuItem>
-              )}
-              {/* The owner's other ways to order an analysis and to share (a recipient has neither). */}
-              {process.value === 'completed' && sharedBy === undefined && (
-                <DropdownMenuItem asChild>
-                  <Link to={analysisServicesHref(study)}>
-                    <FlaskConical aria-hidden="true" /> Order Analysis
-                  </Link>
-                </DropdownMenuItem>
-              )}
-              {handlers.onShare && (
-                <DropdownMenuItem asChild>
-                  <Link to={shareWithProviderHref(study)}>
-                    <Stethoscope aria-hidden="true" /> Share with a Provider
-                  </Link>
-                </DropdownMenuItem>
-              )}
-              {handlers.onDownload && (
-                <DropdownMenuItem onSelect={() => handlers.onDownload?.(study)}>
-                  <Download aria-hidden="true" /> Download
-                </DropdownMenuItem>
-              )}
-              {handlers.onTransfer && (
-                <DropdownMenuItem onSelect={() => handlers.onTransfer?.(study)}>
-                  <ArrowRightLeft aria-hidden="true" /> Transfer Ownership
-                </DropdownMenuItem>
-              )}
-              {handlers.onRequestOwnership && (
-                <DropdownMenuItem onSelect={() => handlers.onRequestOwnership?.(study)}>
-                  <Hand aria-hidden="true" /> Request Ownership
-                </DropdownMenuItem>
-              )}
-              {handlers.onAccess && (
-                <DropdownMenuItem onSelect={() => handlers.onAccess?.(study)}>
-                  <History aria-hidden="true" /> Access &amp; activity
-                </DropdownMenuItem>
-              )}
-            </DropdownMenuContent>
-          </DropdownMenu>
-        </div>
+        <StudyActions study={study} handlers={handlers} recipient={sharedBy !== undefined} />
       </td>
     </tr>
   );
@@ -295,7 +156,8 @@ export function StudiesTable({
   const columns = sharedBy ? COLUMNS : COLUMNS.filter((c) => c.label !== 'Shared By');
   return (
     <div className="relative overflow-x-auto rounded-lg border bg-card shadow-sm">
-      <table className="w-full min-w-[50rem] text-sm">
+      {/* Wide screens only (studies-list.tsx): its columns shrink to fit beside the sidebar at 1280 px. */}
+      <table className="w-full text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted/60 text-muted-foreground">
           <tr>
