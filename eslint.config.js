@@ -10,10 +10,12 @@ const isInside = (file, dir) => file === dir || file.startsWith(dir + path.sep);
 
 /**
  * `architecture/import-boundaries`: which folders a file may import from. Options:
- * `{ aliases: { '@/': '/abs/src' }, zones: [{ target, from, except?, message }] }` with absolute
- * folders; a file inside `target` may not import (statically, dynamically or by re-export) anything
- * inside a `from` folder unless it is inside an `except` folder. Relative and aliased imports are
- * resolved to files; package imports are never restricted.
+ * `{ aliases: { '@/': '/abs/src' }, zones: [{ target, targetExcept?, from, except?, allow?, message }] }`
+ * with absolute paths; a file inside `target` (and not inside a `targetExcept` folder) may not import
+ * (statically, dynamically, by re-export or in an `import('…')` type) anything inside a `from`
+ * folder unless it is inside an `except` folder or is exactly an `allow` path (a folder, or a file
+ * without its extension: `modules/auth` and `modules/auth/index` both name the module's index.ts).
+ * Relative and aliased imports are resolved to files; package imports are never restricted.
  */
 const importBoundaries = {
   meta: {
@@ -31,7 +33,9 @@ const importBoundaries = {
   create(context) {
     const { aliases = {}, zones = [] } = context.options[0] ?? {};
     const file = path.resolve(context.filename);
-    const zonesHere = zones.filter((zone) => isInside(file, zone.target));
+    const zonesHere = zones.filter(
+      (zone) => isInside(file, zone.target) && !(zone.targetExcept ?? []).some((dir) => isInside(file, dir)),
+    );
     if (zonesHere.length === 0) return {};
 
     const resolve = (source) => {
@@ -41,12 +45,14 @@ const importBoundaries = {
     };
     const check = (node) => {
       if (!node || node.type !== 'Literal' || typeof node.value !== 'string') return;
-      const target = resolve(node.value);
-      if (!target) return;
+      const resolved = resolve(node.value);
+      if (!resolved) return;
+      const target = resolved.replace(/\.(js|ts|tsx)$/, '');
       const zone = zonesHere.find(
         (z) =>
           z.from.some((dir) => isInside(target, dir)) &&
-          !(z.except ?? []).some((dir) => isInside(target, dir)),
+          !(z.except ?? []).some((dir) => isInside(target, dir)) &&
+          !(z.allow ?? []).includes(target),
       );
       if (zone)
         context.report({ node, messageId: 'forbidden', data: { source: node.value, message: zone.message } });
@@ -56,9 +62,16 @@ const importBoundaries = {
       ExportNamedDeclaration: (node) => check(node.source),
       ExportAllDeclaration: (node) => check(node.source),
       ImportExpression: (node) => check(node.source),
+      // `import('../x').T` in a type position.
+      TSImportType: (node) => {
+        const arg = node.source ?? node.argument;
+        check(arg?.type === 'TSLiteralType' ? arg.literal : arg);
+      },
     };
   },
 };
+
+const architecture = { rules: { 'import-boundaries': importBoundaries } };
 
 // The web app's layout: app/ composes features; features are independent of each
 // other; components/, lib/, hooks/ and config/ are shared and know nothing of features or app/.
@@ -108,7 +121,31 @@ const serverRouteImports = [
       'A route of modules/<name> imports only from its own module (and http/, contracts, packages): what it needs from another module comes through its own service.',
   },
 ];
+// Between server modules: modules/<name>/index.ts is a module's public face. Any file of the server
+// (other modules, http/, jobs/, the composition root) imports a module through it only; files inside
+// a module import their own files directly. Tests (apps/server/test) may reach a module's files.
+const serverSrcDir = path.join(import.meta.dirname, 'apps/server/src');
+const serverModulesDir = path.join(serverSrcDir, 'modules');
+const serverModules = readdirSync(serverModulesDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const serverModuleZones = serverModules.map((name) => {
+  const dir = path.join(serverModulesDir, name);
+  return {
+    target: serverSrcDir,
+    targetExcept: [dir],
+    from: [dir],
+    allow: [dir, path.join(dir, 'index')],
+    message: `modules/${name} is used through its public face only: import '…/modules/${name}' (its index.ts), and export what is needed there.`,
+  };
+});
 const serverBoundaries = [
+  {
+    name: 'server/module-faces',
+    files: [serverSrc('**/*.ts')],
+    plugins: { architecture },
+    rules: { 'architecture/import-boundaries': ['error', { zones: serverModuleZones }] },
+  },
   {
     name: 'server/database-access',
     files: [serverSrc('**/*.ts')],
@@ -181,7 +218,7 @@ export default tseslint.config(
   // Web app: import boundaries between its folders, and kebab-case file and folder names.
   {
     files: ['apps/web/src/**/*.{ts,tsx}'],
-    plugins: { architecture: { rules: { 'import-boundaries': importBoundaries } } },
+    plugins: { architecture },
     rules: {
       'architecture/import-boundaries': ['error', { aliases: { '@/': webSrc }, zones: webImportZones }],
     },
@@ -204,6 +241,6 @@ export default tseslint.config(
       'check-file/folder-naming-convention': ['error', { 'apps/web/src/**/': 'KEBAB_CASE' }],
     },
   },
-  // Server: layers and file names (see serverBoundaries).
+  // Server: module faces, layers and file names (see serverBoundaries).
   ...serverBoundaries,
 );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { normalizeEmail } from '@mi/contracts/rules';
-import { hashPassword } from './modules/auth/password';
+import { hashPassword } from './modules/auth';
 import type { Services } from './services';
 
 /**

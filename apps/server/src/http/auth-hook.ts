@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthenticatedSession, AuthService } from '../modules/auth/auth.service';
 import type { RequestMeta } from './request-meta';
 import { AppError } from './app-error';
 import { readAuthToken, REFRESH_COOKIE, setSessionCookies } from './session-cookies';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthenticatedSession | null;
-  }
-}
+/**
+ * The caller's signed-in session. `FastifyRequest['auth']` is declared by modules/auth
+ * (session-issuer.ts), which owns the session type; this file does not import the auth module, whose
+ * route plugins import this one.
+ */
+type AuthenticatedSession = NonNullable<FastifyRequest['auth']>;
 
 export function requestMeta(req: FastifyRequest): RequestMeta {
   return { requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] };
@@ -17,7 +17,7 @@ export function requestMeta(req: FastifyRequest): RequestMeta {
 /** Resolves the caller's session on every API request; routes then ask for what they need. */
 export function installAuthHook(
   app: FastifyInstance,
-  auth: Pick<AuthService, 'authenticate'>,
+  auth: { authenticate(token: string, meta: RequestMeta): Promise<AuthenticatedSession | null> },
   opts: { secureCookies: boolean },
 ): void {
   app.decorateRequest('auth', null);

@@ -1,6 +1,6 @@
 import type { User } from '@mi/contracts/auth';
 import { BYTES_PER_GB } from '@mi/contracts/rules';
-import type { UserRow } from '../modules/accounts/users.repository';
+import type { UserRow } from '../modules/accounts';
 
 /**
  * The spec's User shape, wherever the API answers with an account (sign-in, MFA, /auth/me, the

@@ -1,5 +1,5 @@
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
+import type { AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { AccessRepository, SharedStudyRow, StudyRow, StudyTarget } from './access.repository';
 import type { Principal } from './principal';

@@ -1,4 +1,4 @@
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth';
 
 /**
  * Who is asking for a study: a signed-in user (any study they may see), a viewer grant (the one

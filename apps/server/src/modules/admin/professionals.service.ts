@@ -1,10 +1,10 @@
 import type { ProfessionalApplication } from '@mi/contracts/admin';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
+import type { AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { MailService } from '../mail/mail.service';
-import { professionalApprovedEmail, professionalRejectedEmail } from '../mail/templates';
-import type { ProfessionalProfileRow, UserRow, UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import { professionalApprovedEmail, professionalRejectedEmail } from '../mail';
+import type { ProfessionalProfileRow, UserRow, UsersRepository } from '../accounts';
 
 function toApplication({
   user,

@@ -1,7 +1,7 @@
 import { REAUTH_WINDOW_MINUTES } from '@mi/contracts/admin';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
 
 const REAUTH_WINDOW_MS = REAUTH_WINDOW_MINUTES * 60_000;

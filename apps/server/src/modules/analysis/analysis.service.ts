@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import { storedTransferSyntax } from '../../dicom/transfer-syntax';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AuditOutcome, AuditRecorder } from '../audit/audit.service';
-import { parseInstance, type ParsedInstance } from '../dicomweb/part10';
-import type { DeliverReport } from '../fulfilment/report-delivery';
-import type { NotificationsService } from '../notifications/notifications.service';
+import type { AuditOutcome, AuditRecorder } from '../audit';
+import { parseInstance, type ParsedInstance } from '../dicomweb';
+import type { DeliverReport } from '../fulfilment';
+import type { NotificationsService } from '../notifications';
 import { readInstance } from '../../dicom-archive/instance-location';
-import { renderFitted } from '../thumbnails/render-pool';
-import { middleInstance } from '../thumbnails/thumbnail-source';
+import { renderFitted } from '../thumbnails';
+import { middleInstance } from '../thumbnails';
 import type { AnalysisOrder, AnalysisRepository, StoredInstance } from './analysis.repository';
 import {
   instanceFacts,

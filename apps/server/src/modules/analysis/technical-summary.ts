@@ -1,6 +1,6 @@
 import type { DataSet } from 'dicom-parser';
 import { isNativeSyntax } from '../../dicom/transfer-syntax';
-import { frameInfo, readFrame, type ParsedInstance } from '../dicomweb/part10';
+import { frameInfo, readFrame, type ParsedInstance } from '../dicomweb';
 
 /** What the automated report reads from one instance's header. */
 export interface InstanceFacts {

@@ -1,6 +1,6 @@
 import { SECURITY_REAUTH_WINDOW_MINUTES } from '@mi/contracts/auth';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
+import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from './session-issuer';
 import type { RequestMeta } from '../../http/request-meta';
 

@@ -1,10 +1,10 @@
 import type { ChangePasswordBody, ReauthenticateBody } from '@mi/contracts/auth';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { MailService } from '../mail/mail.service';
-import { emailChangeConfirmEmail, emailChangedEmail, passwordChangedEmail } from '../mail/templates';
-import type { UsersRepository } from '../accounts/users.repository';
+import type { AuditRecorder } from '../audit';
+import type { MailService } from '../mail';
+import { emailChangeConfirmEmail, emailChangedEmail, passwordChangedEmail } from '../mail';
+import type { UsersRepository } from '../accounts';
 import type { AuthenticatedSession } from './session-issuer';
 import type { EmailTokensRepository } from './email-tokens.repository';
 import { FRESH_PROOF_WINDOW_MS, type FreshProofRule } from './fresh-proof';
@@ -14,7 +14,7 @@ import type { MfaService } from './mfa.service';
 import { hashPassword, verifyPassword } from './password';
 import type { RequestMeta } from '../../http/request-meta';
 import type { SessionsRepository } from './sessions.repository';
-import type { Throttle } from '../rate-limit/throttle.repository';
+import type { Throttle } from '../rate-limit';
 import { hashToken } from './tokens';
 
 const WINDOW_MS = 15 * 60_000;

@@ -1,5 +1,5 @@
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
-import type { AccountChanges } from '../accounts/users.repository';
+import type { AccountChanges } from '../accounts';
 import type { CachedSession } from './sessions.repository';
 
 export type { CachedSession } from './sessions.repository';

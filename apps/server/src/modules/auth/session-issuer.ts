@@ -1,6 +1,6 @@
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { UserRow } from '../accounts/users.repository';
+import type { AuditRecorder } from '../audit';
+import type { UserRow } from '../accounts';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
 import type { RequestMeta } from '../../http/request-meta';
 import { hashToken, newToken } from './tokens';
@@ -11,6 +11,13 @@ export interface AuthenticatedSession {
   session: SessionRow;
   /** True when lastSeenAt was just moved forward (the caller re-sends the cookies then). */
   touched: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on every API request by http/auth-hook.ts. */
+    auth: AuthenticatedSession | null;
+  }
 }
 
 export interface IssuedSession {

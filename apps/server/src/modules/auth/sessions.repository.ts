@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { rotatedRefreshTokens, sessions, users } from '../../db/schema/index';
-import type { UserRow } from '../accounts/users.repository';
+import type { UserRow } from '../accounts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 

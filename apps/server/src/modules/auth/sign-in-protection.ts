@@ -1,11 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { MailService } from '../mail/mail.service';
-import { signInUnlockEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../accounts/users.repository';
+import type { AuditRecorder } from '../audit';
+import type { MailService } from '../mail';
+import { signInUnlockEmail } from '../mail';
+import type { UserRow, UsersRepository } from '../accounts';
 import type { EmailTokensRepository } from './email-tokens.repository';
 import type { RequestMeta } from '../../http/request-meta';
-import type { Throttle } from '../rate-limit/throttle.repository';
+import type { Throttle } from '../rate-limit';
 import { hashToken } from './tokens';
 
 /** Failed sign-ins counted per account (and per known device) over this window. */

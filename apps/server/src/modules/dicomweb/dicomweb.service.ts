@@ -5,14 +5,14 @@ import type { Logger } from 'pino';
 import { AppError } from '../../http/app-error';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AccessService } from '../access/access.service';
-import type { Principal } from '../access/principal';
-import type { AuditRecorder } from '../audit/audit.service';
+import type { AccessService } from '../access';
+import type { Principal } from '../access';
+import type { AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
 import { openInstance, readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
-import { renderFitted, renderFrame, type RenderError } from '../thumbnails/render-pool';
-import { middleInstance, studyThumbnailCandidates } from '../thumbnails/thumbnail-source';
+import { renderFitted, renderFrame, type RenderError } from '../thumbnails';
+import { middleInstance, studyThumbnailCandidates } from '../thumbnails';
 import { isUid } from './http-media';
 import { frameMediaType, frameTransferSyntax } from '../../dicom/transfer-syntax';
 import {
@@ -30,7 +30,7 @@ import { answer, parseQidoQuery, sortTags } from './qido';
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
-export type { Principal } from '../access/principal';
+export type { Principal } from '../access';
 
 /** Where DICOMweb is mounted on both origins; BulkDataURIs in cached metadata are built on it. */
 export const DICOMWEB_ROOT = '/dicomweb';

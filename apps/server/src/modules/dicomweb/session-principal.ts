@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../http/app-error';
 import { requestMeta } from '../../http/auth-hook';
 import { readAuthToken } from '../../http/session-cookies';
-import type { AuthService } from '../auth/auth.service';
+import type { AuthService } from '../auth';
 import type { Principal } from './dicomweb.service';
 
 /** Resolves an external AI vendor's DICOMweb token (modules/vendors) to its principal, or null. */

@@ -8,10 +8,10 @@ import type {
 } from '@mi/contracts/fulfilment';
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AccessService } from '../access/access.service';
-import { actorAudit, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
+import type { AccessService } from '../access';
+import { actorAudit, type AuditOutcome, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { NotificationsService } from '../notifications/notifications.service';
+import type { NotificationsService } from '../notifications';
 import type { FulfilmentRepository, FulfilmentView } from './fulfilment.repository';
 import type { ReportDelivery } from './report-delivery';
 

@@ -1,8 +1,8 @@
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { NotificationsService } from '../notifications/notifications.service';
-import type { OrderEventsEmitter } from '../orders/order-events';
+import type { AuditRecorder } from '../audit';
+import type { NotificationsService } from '../notifications';
+import type { OrderEventsEmitter } from '../orders';
 import { crcOf } from '../../dicom-archive/zip-reader';
 import type { FulfilmentRepository } from './fulfilment.repository';
 import { buildEncapsulatedPdf, ENCAPSULATED_PDF_SOP_CLASS } from './report-dicom';

@@ -1,4 +1,4 @@
-import type { RecentSignInRule } from '../admin/recent-sign-in';
+import type { RecentSignInRule } from '../admin';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
@@ -15,7 +15,7 @@ import {
 } from '@mi/contracts/help';
 import { AppError } from '../../http/app-error';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import { articleText, HELP_IMAGE_NAME, sanitizeArticleHtml } from './help-html';
 import type { HelpArticleRow, HelpRepository, NewHelpArticleRow } from './help.repository';

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { readInto, type UploadWriteObserver } from '../uploads/upload-area';
+import { readInto, type UploadWriteObserver } from '../uploads';
 import {
   ZipStreamScanner,
   type EntryMemory,

@@ -1,5 +1,5 @@
-import type { UsersRepository } from '../accounts/users.repository';
-import { defaultQuotaBytes, quotaOf, requireWithinQuota, type Quota } from '../accounts/quota';
+import type { UsersRepository } from '../accounts';
+import { defaultQuotaBytes, quotaOf, requireWithinQuota, type Quota } from '../accounts';
 import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 

@@ -1,5 +1,5 @@
 import type { InstanceHeader } from '../../dicom-archive/dicom-header';
-import type { StudiesRepository } from '../studies/studies.repository';
+import type { StudiesRepository } from '../studies';
 import type { IngestRun, PendingInstance } from './ingest-run';
 
 const instanceId = (h: InstanceHeader) => `${h.studyInstanceUid}|${h.sopInstanceUid}`;

@@ -1,5 +1,5 @@
-import { defaultQuotaBytes } from '../accounts/quota';
-import type { StudiesRepository } from '../studies/studies.repository';
+import { defaultQuotaBytes } from '../accounts';
+import type { StudiesRepository } from '../studies';
 import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 import { senderNotification, successNotification } from './notify.stage';

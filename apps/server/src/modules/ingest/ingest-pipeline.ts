@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { ArchivePrescan } from './archive-prescan';
-import type { StudiesRepository, UploadRow } from '../studies/studies.repository';
+import type { StudiesRepository, UploadRow } from '../studies';
 import { EntryReadError, type ZipLimits } from '../../dicom-archive/zip-reader';
-import type { UploadArea } from '../uploads/upload-area';
-import type { UsersRepository } from '../accounts/users.repository';
+import type { UploadArea } from '../uploads';
+import type { UsersRepository } from '../accounts';
 import { chargeStage, ownerQuota } from './charge.stage';
 import { ClassifyStage } from './classify.stage';
 import { DedupeStage } from './dedupe.stage';

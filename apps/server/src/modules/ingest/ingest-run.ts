@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type yauzl from 'yauzl';
 import type { InstanceHeader } from '../../dicom-archive/dicom-header';
-import type { Quota } from '../accounts/quota';
-import type { IndexedInstance, UploadRow } from '../studies/studies.repository';
+import type { Quota } from '../accounts';
+import type { IndexedInstance, UploadRow } from '../studies';
 import type { ZipFileEntry } from '../../dicom-archive/zip-reader';
-import type { RangeReader } from '../uploads/upload-area';
+import type { RangeReader } from '../uploads';
 
 /** What processing an upload found, kept on the upload and shown in its notification. */
 export interface Summary {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type yauzl from 'yauzl';
-import type { UploadArea } from '../uploads/upload-area';
+import type { UploadArea } from '../uploads';
 import { IngestError, listZipFiles, type ZipFileEntry, type ZipLimits } from '../../dicom-archive/zip-reader';
 import type { OpenArchive } from './ingest-run';
 

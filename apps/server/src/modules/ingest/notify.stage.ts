@@ -1,8 +1,8 @@
-import type { MailService } from '../mail/mail.service';
-import { studyProcessedEmail } from '../mail/templates';
-import { wantsNotificationEmail } from '../notifications/notifications.service';
-import type { NewNotification } from '../studies/studies.repository';
-import type { UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import { studyProcessedEmail } from '../mail';
+import { wantsNotificationEmail } from '../notifications';
+import type { NewNotification } from '../studies';
+import type { UsersRepository } from '../accounts';
 import { DICOMDIR_READ } from './classify.stage';
 import type { Summary } from './ingest-run';
 

@@ -1,27 +1,16 @@
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { defineJob } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { MailService } from '../mail/mail.service';
-import type { UploadArea } from '../uploads/upload-area';
-import type { UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import type { UploadArea } from '../uploads';
+import type { UsersRepository } from '../accounts';
 import type { ArchivePrescan } from './archive-prescan';
-import { QuotaExceededError, quotaGB } from '../accounts/quota';
-import type { StudiesRepository, UploadRow } from '../studies/studies.repository';
+import { QuotaExceededError, quotaGB } from '../accounts';
+import { PROCESS_STUDY, type StudiesRepository, type UploadRow } from '../studies';
 import { DEFAULT_ZIP_LIMITS, IngestError, type ZipLimits } from '../../dicom-archive/zip-reader';
 import { runIngest } from './ingest-pipeline';
 import { failureNotification, notifyByEmail, senderNotification } from './notify.stage';
 import { reconcile } from './store.stage';
-
-export const processStudyPayload = z.object({
-  /** study_uploads.id */
-  uploadId: z.uuid(),
-  /** The owner, so pending jobs can be listed per user. */
-  userId: z.uuid(),
-  objectName: z.string(),
-  /** Who sent a shared upload (someone the owner invited): their pending jobs list it too. */
-  uploadedBy: z.uuid().optional(),
-});
 
 interface Deps {
   repo: StudiesRepository;
@@ -77,8 +66,7 @@ export function processStudyJob(deps: Deps) {
   }
 
   const job = defineJob({
-    name: 'process-study',
-    payload: processStudyPayload,
+    ...PROCESS_STUDY,
     retry: { limit: retryLimit, delaySeconds: 10 },
     async handler({ uploadId }, { log }) {
       const upload = await deps.repo.findUpload(uploadId);

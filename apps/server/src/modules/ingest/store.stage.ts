@@ -1,9 +1,9 @@
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { StudiesRepository } from '../studies/studies.repository';
+import type { StudiesRepository } from '../studies';
 import { crcOf, openEntry, type ZipFileEntry } from '../../dicom-archive/zip-reader';
-import type { UploadArea } from '../uploads/upload-area';
+import type { UploadArea } from '../uploads';
 import type { IngestRun, PendingInstance, StoragePlan } from './ingest-run';
 import { isStored } from './read.stage';
 import { archiveKey, instanceKey } from './storage-keys';

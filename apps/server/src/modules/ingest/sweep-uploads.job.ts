@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineJob, type JobQueue } from '../../jobs/queue';
-import type { ProcessStudyJob } from '../ingest/process-study.job';
-import type { StudiesRepository } from '../studies/studies.repository';
-import type { UploadArea } from './upload-area';
+import type { ProcessStudyJob } from './process-study.job';
+import type { StudiesRepository } from '../studies';
+import type { UploadArea } from '../uploads';
 
 /** An upload still queued or processing this long after it was handed over, with no live job, was lost. */
 export const LOST_AFTER_MS = 30 * 60 * 1000;

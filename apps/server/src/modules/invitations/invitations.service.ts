@@ -7,15 +7,15 @@ import {
 } from '@mi/contracts/sharing';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { Throttle } from '../rate-limit/throttle.repository';
-import type { MailService } from '../mail/mail.service';
-import { inviteUserEmail, providerInviteEmail } from '../mail/templates';
-import { defaultQuotaBytes, quotaGB, quotaOf, type Quota } from '../accounts/quota';
-import type { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow, UsersRepository } from '../accounts/users.repository';
+import type { Throttle } from '../rate-limit';
+import type { MailService } from '../mail';
+import { inviteUserEmail, providerInviteEmail } from '../mail';
+import { defaultQuotaBytes, quotaGB, quotaOf, type Quota } from '../accounts';
+import type { NotificationsService } from '../notifications';
+import type { UserRow, UsersRepository } from '../accounts';
 import type { InvitationTokens } from './invitation-token';
 import type { InvitationRow, InvitationsRepository } from './invitations.repository';
 

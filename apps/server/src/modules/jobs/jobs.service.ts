@@ -1,8 +1,8 @@
 import { jobNameSchema, type PendingJobs } from '@mi/contracts/studies';
 import type { JobQueue } from '../../jobs/queue';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { StudiesService } from '../studies/studies.service';
+import type { StudiesService } from '../studies';
 
 /** The jobs a user may see in their list: their studies' processing and preparation. */
 const USER_JOBS = jobNameSchema.options;

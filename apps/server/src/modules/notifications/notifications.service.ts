@@ -1,8 +1,8 @@
 import type { Notification } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
-import type { MailService } from '../mail/mail.service';
-import { notificationEmail } from '../mail/templates';
-import type { UserRow, UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import { notificationEmail } from '../mail';
+import type { UserRow, UsersRepository } from '../accounts';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository';
 
 /**

@@ -14,13 +14,13 @@ import {
 import { RATING_EDIT_DAYS } from '@mi/contracts/directory';
 import { AppError } from '../../http/app-error';
 import type { PaymentIntent, PaymentsPort } from '../../ports/payments/payments';
-import type { AccessService } from '../access/access.service';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
+import type { AccessService } from '../access';
+import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { MailService } from '../mail/mail.service';
-import { paymentReceiptEmail, refundReceiptEmail } from '../mail/templates';
-import type { ServicesService } from '../services/services.service';
-import type { UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import { paymentReceiptEmail, refundReceiptEmail } from '../mail';
+import type { ServicesService } from '../services';
+import type { UsersRepository } from '../accounts';
 import type { OrderEventsEmitter } from './order-events';
 import {
   REFUNDABLE_STATUSES,

@@ -1,4 +1,4 @@
-import type { RecentSignInRule } from '../admin/recent-sign-in';
+import type { RecentSignInRule } from '../admin';
 import {
   experienceBucket,
   type AdminProvider,
@@ -9,11 +9,11 @@ import {
 import type { ProfessionalProfile, ProfessionalProfileInput } from '@mi/contracts/directory';
 import { normalizeEmail } from '@mi/contracts/rules';
 import { AppError } from '../../http/app-error';
-import { actorAudit, type AuditActor, type AuditOutcome, type AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditActor, type AuditOutcome, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { Throttle } from '../rate-limit/throttle.repository';
-import type { NotificationsService } from '../notifications/notifications.service';
-import type { UserRow, UsersRepository } from '../accounts/users.repository';
+import type { Throttle } from '../rate-limit';
+import type { NotificationsService } from '../notifications';
+import type { UserRow, UsersRepository } from '../accounts';
 import type { NewProviderRow, ProviderWithLink, ProvidersRepository } from './providers.repository';
 
 /** How many providers one user may add to their network per minute (a script, not a person, adds more). */

@@ -5,9 +5,9 @@ import {
   type RatingBody,
 } from '@mi/contracts/directory';
 import { AppError } from '../../http/app-error';
-import type { RecentSignInRule } from '../admin/recent-sign-in';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { RecentSignInRule } from '../admin';
+import { actorAudit, type AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
 import type { RatingRow, RatingsRepository } from './ratings.repository';
 

@@ -7,10 +7,10 @@ import {
   type ServiceInput,
 } from '@mi/contracts/catalogue-admin';
 import { AppError } from '../../http/app-error';
-import type { RecentSignInRule } from '../admin/recent-sign-in';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
+import type { RecentSignInRule } from '../admin';
+import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { UserRow } from '../accounts/users.repository';
+import type { UserRow } from '../accounts';
 import type { AdminOfferRow, CatalogueAdminRepository } from './catalogue-admin.repository';
 import type { AnalysisServiceRow } from './services.repository';
 import { toDollars } from './services.service';

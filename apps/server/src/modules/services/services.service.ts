@@ -2,7 +2,7 @@ import { priceToCents } from '@mi/contracts/catalogue-admin';
 import type { MyOffer, OfferSettings } from '@mi/contracts/directory';
 import type { Service } from '@mi/contracts/orders';
 import { AppError } from '../../http/app-error';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
+import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import { SERVICE_CATALOGUE } from './service-catalogue';
 import type {

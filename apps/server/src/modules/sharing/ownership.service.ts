@@ -1,17 +1,17 @@
 import { normalizeEmail } from '@mi/contracts/rules';
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
-import type { AccessService } from '../access/access.service';
-import { sessionPrincipal } from '../access/principal';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AccessService } from '../access';
+import { sessionPrincipal } from '../access';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { Throttle } from '../rate-limit/throttle.repository';
-import type { MailService } from '../mail/mail.service';
-import { ownershipRequestEmail } from '../mail/templates';
-import type { NotificationsService } from '../notifications/notifications.service';
-import { exceedsQuota, quotaGB, quotaOf } from '../accounts/quota';
-import type { UserRow, UsersRepository } from '../accounts/users.repository';
+import type { Throttle } from '../rate-limit';
+import type { MailService } from '../mail';
+import { ownershipRequestEmail } from '../mail';
+import type { NotificationsService } from '../notifications';
+import { exceedsQuota, quotaGB, quotaOf } from '../accounts';
+import type { UserRow, UsersRepository } from '../accounts';
 import type { SharingRepository } from './sharing.repository';
 
 interface Deps {

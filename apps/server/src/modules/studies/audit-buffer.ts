@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { AuditRepository, AuditRowJson } from '../audit/audit.repository';
-import type { AuditEvent } from '../audit/audit.service';
+import type { AuditRepository, AuditRowJson } from '../audit';
+import type { AuditEvent } from '../audit';
 
 /** How often buffered events are written. */
 export const AUDIT_FLUSH_MS = 100;

@@ -15,7 +15,7 @@ import {
   users,
 } from '../../db/schema/index';
 import type { InstanceHeader } from '../../dicom-archive/dicom-header';
-import { quotaOf, requireWithinQuota } from '../accounts/quota';
+import { quotaOf, requireWithinQuota } from '../accounts';
 
 export type StudyRow = typeof studies.$inferSelect;
 export type UploadRow = typeof studyUploads.$inferSelect;
@@ -31,7 +31,7 @@ export interface IndexedInstance {
   storageOffset?: number;
 }
 
-export { QuotaExceededError } from '../accounts/quota';
+export { QuotaExceededError } from '../accounts';
 
 const CHUNK = 500;
 function chunks<T>(items: T[], size = CHUNK): T[][] {

@@ -2,21 +2,21 @@ import type { AnalysisStudy, Study, StudyListItem } from '@mi/contracts/studies'
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
 import { isNotModified } from '../../http/serialized-list';
-import type { JobQueue } from '../../jobs/queue';
+import type { JobQueue, JobTarget } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AccessService, StudyAction } from '../access/access.service';
-import { sessionPrincipal } from '../access/principal';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AccessService, StudyAction } from '../access';
+import { sessionPrincipal } from '../access';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { UploadArea } from '../uploads/upload-area';
-import { OBJECT_NAME } from '../uploads/upload-paths';
+import type { UploadArea } from '../uploads';
+import { OBJECT_NAME } from '../uploads';
 import { ZipLayout } from './download-zip';
 import type { AuditBuffer } from './audit-buffer';
 import { purgeStudy } from './finish-deletes.job';
+import type { PROCESS_STUDY } from './process-study';
 import { createStudyListCache } from './study-list-cache';
-import type { ProcessStudyJob } from '../ingest/process-study.job';
-import type { InvitationsService } from '../invitations/invitations.service';
+import type { InvitationsService } from '../invitations';
 import type { StudiesRepository, StudyRow } from './studies.repository';
 
 interface Deps {
@@ -25,7 +25,8 @@ interface Deps {
   storage: ObjectStorage;
   uploadArea: UploadArea;
   queue: JobQueue;
-  job: ProcessStudyJob;
+  /** The process-study job (handled by modules/ingest/process-study.job.ts), queued per upload. */
+  job: JobTarget<(typeof PROCESS_STUDY)['payload']>;
   audit: AuditRecorder;
   /** For the audit events of the hot list route. */
   auditBuffer: AuditBuffer;

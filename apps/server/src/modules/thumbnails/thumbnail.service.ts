@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { AccessService } from '../access/access.service';
-import { sessionPrincipal } from '../access/principal';
+import type { AccessService } from '../access';
+import { sessionPrincipal } from '../access';
 import { readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
 import { renderThumbnail } from './render-pool';
 import { studyThumbnailCandidates } from './thumbnail-source';

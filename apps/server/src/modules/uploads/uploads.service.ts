@@ -1,13 +1,12 @@
 import type { StorageToken } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession, AuthService } from '../auth/auth.service';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession, AuthService } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { InvitationsService } from '../invitations/invitations.service';
-import type { ArchivePrescan } from '../ingest/archive-prescan';
-import { defaultQuotaBytes, exceedsQuota, quotaGB, quotaOf } from '../accounts/quota';
-import type { UsersRepository } from '../accounts/users.repository';
-import type { UploadArea } from './upload-area';
+import type { InvitationsService } from '../invitations';
+import { defaultQuotaBytes, exceedsQuota, quotaGB, quotaOf } from '../accounts';
+import type { UsersRepository } from '../accounts';
+import type { UploadArea, UploadWriteObserver } from './upload-area';
 import { OBJECT_NAME, UPLOAD_PATH } from './upload-paths';
 import type { UploadTokens } from './upload-token';
 
@@ -18,7 +17,8 @@ interface Deps {
   uploadArea: UploadArea;
   audit: AuditRecorder;
   /** Reads file uploads while they arrive (local upload area only). */
-  prescan?: ArchivePrescan;
+  /** Reads file uploads while they arrive (modules/ingest/archive-prescan.ts). */
+  prescan?: UploadWriteObserver & { forget(uploadId: string): void };
   defaultMaxStorageGB: number;
   /** The rule for uploads on behalf of an inviter (their quota is charged). */
   invitations: Pick<InvitationsService, 'requireSharedUpload'>;

@@ -1,12 +1,12 @@
 import type { UpdateUserBody } from '@mi/contracts/auth';
 import { AppError } from '../../http/app-error';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
-import type { FreshProofRule } from '../auth/fresh-proof';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
+import type { FreshProofRule } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { MailService } from '../mail/mail.service';
-import { mfaDisabledEmail } from '../mail/templates';
-import type { NewUserRow, UserRow, UsersRepository } from '../accounts/users.repository';
+import type { MailService } from '../mail';
+import { mfaDisabledEmail } from '../mail';
+import type { NewUserRow, UserRow, UsersRepository } from '../accounts';
 
 /**
  * Profile and preference changes (PUT /api/users/{id}): a user edits only their own account.

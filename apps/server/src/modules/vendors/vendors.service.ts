@@ -11,11 +11,11 @@ import {
   type VendorWebhookPayload,
 } from '@mi/contracts/vendors';
 import { AppError } from '../../http/app-error';
-import type { Principal } from '../access/principal';
-import type { RecentSignInRule } from '../admin/recent-sign-in';
-import { actorAudit, type AuditRecorder } from '../audit/audit.service';
+import type { Principal } from '../access';
+import type { RecentSignInRule } from '../admin';
+import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
-import type { DeliverReport, ReportContent } from '../fulfilment/report-delivery';
+import type { DeliverReport, ReportContent } from '../fulfilment';
 import {
   createSecretSeal,
   newCredentialToken,

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defineJob } from '../../jobs/queue';
 import type { DicomStore } from '../../ports/dicom-store/dicom-store';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import type { DicomwebRepository } from '../dicomweb/dicomweb.repository';
+import type { DicomwebRepository } from '../dicomweb';
 import { openInstance } from '../../dicom-archive/instance-location';
-import type { DicomwebService } from '../dicomweb/dicomweb.service';
+import type { DicomwebService } from '../dicomweb';
 import type { ViewerRepository } from './viewer.repository';
 
 export const transferStudyPayload = z.object({

@@ -12,10 +12,19 @@ import { installCsrfGuard } from '../../http/csrf-guard';
 import { installInputGuard } from '../../http/input-guard';
 import { SERVER_TIMEOUTS } from '../../http/server-timeouts';
 import { loggerOptions } from '../../logger';
-import type { Services } from '../../services';
-import { dicomwebRoutes } from '../dicomweb/dicomweb.routes';
-import { DICOMWEB_ROOT, type Principal } from '../dicomweb/dicomweb.service';
-import { bindingCookieName } from './viewer-grants';
+import type { Config } from '../../config';
+import type { AuditRecorder } from '../audit';
+import { dicomwebRoutes } from '../dicomweb';
+import { DICOMWEB_ROOT, type DicomwebService, type Principal } from '../dicomweb';
+import { bindingCookieName, type ViewerGrants } from './viewer-grants';
+
+/** What the viewer origin serves from: the members of src/services.ts `Services` it uses. */
+export interface ViewerAppServices {
+  config: Config;
+  audit: AuditRecorder;
+  dicomweb: DicomwebService;
+  viewerGrants: ViewerGrants;
+}
 
 export interface ViewerAppOptions {
   /** The built OHIF app (apps/viewer/ohif); without it only DICOMweb is served. */
@@ -45,7 +54,7 @@ const fresh = (req: FastifyRequest, etag: string) =>
  * answered only to viewer credentials (never to the app's session cookie, which is not sent here).
  */
 export async function buildViewerApp(
-  services: Services,
+  services: ViewerAppServices,
   opts: ViewerAppOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({

@@ -1,10 +1,10 @@
 import type { JobQueue } from '../../jobs/queue';
-import type { AuditRecorder } from '../audit/audit.service';
-import type { AuthenticatedSession } from '../auth/auth.service';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
-import type { AccessService } from '../access/access.service';
-import { sessionPrincipal, type Principal } from '../access/principal';
-import type { StudyRow } from '../access/access.repository';
+import type { AccessService } from '../access';
+import { sessionPrincipal, type Principal } from '../access';
+import type { StudyRow } from '../access';
 import type { TransferStudyJob } from './transfer-study.job';
 import type { ViewerGrants } from './viewer-grants';
 import type { ViewerRepository } from './viewer.repository';

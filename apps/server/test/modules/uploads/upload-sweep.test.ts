@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications, studies, studyUploads } from '../../../src/db/schema/index';
 import { JOB_SCHEMA, type JobDefinition } from '../../../src/jobs/queue';
-import { MAX_RUNS } from '../../../src/modules/uploads/sweep-uploads.job';
+import { MAX_RUNS } from '../../../src/modules/ingest/sweep-uploads.job';
 import {
   FIXTURES,
   buildZip,

@@ -1,0 +1,7 @@
+// modules/orders: what other modules, http/ and the composition root may use. Lint
+// (architecture/import-boundaries) refuses imports of this module's other files from outside it.
+export { createOrderEvents, type OrderEventsEmitter } from './order-events';
+export { createOrdersRepository } from './orders.repository';
+export { ordersRoutes } from './orders.routes';
+export { createOrdersService, type OrdersService } from './orders.service';
+export { paymentsRoutes, paymentsWebhookRoutes } from './payments.routes';
