@@ -2,12 +2,14 @@ import { fileURLToPath, URL } from 'node:url';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'vite';
+import { firstLoadBudget } from './scripts/first-load-budget';
 
 // Where `vite` / `vite preview` send /api (the server's default port unless overridden).
 const apiTarget = process.env.API_PROXY_TARGET ?? 'http://127.0.0.1:3000';
 
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  // firstLoadBudget fails the build when the first load grows past its budget (scripts/first-load-budget.ts).
+  plugins: [react(), tailwindcss(), firstLoadBudget()],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },
@@ -20,8 +22,6 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // scripts/report-size.mjs reads the manifest to measure the initial JS.
-    manifest: true,
     // Nothing inlined as data: URLs, so a strict CSP (no data: scripts/workers) holds.
     assetsInlineLimit: 0,
   },

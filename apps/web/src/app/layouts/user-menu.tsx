@@ -1,5 +1,5 @@
 import { Bell, ChevronDown, HelpCircle, LogOut, Share2, UserPlus } from 'lucide-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import {
   DropdownMenu,
@@ -12,9 +12,15 @@ import {
 import { paths } from '@/config/paths';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
-import { InviteUserDialog } from '@/features/invitations/components/invite-user-dialog';
 import { UnreadCountBadge } from '@/features/notifications/components/unread-count-badge';
-import { initials } from '@/lib/format';
+import { initials } from '@/lib/user-name';
+
+// Loaded when first opened: its form and validation (react-hook-form, zod) stay out of the first load.
+const InviteUserDialog = lazy(() =>
+  import('@/features/invitations/components/invite-user-dialog').then((m) => ({
+    default: m.InviteUserDialog,
+  })),
+);
 
 function Avatar({ name }: { name: string | null }) {
   return (
@@ -46,7 +52,7 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
           <span className="sr-only text-sm font-medium sm:not-sr-only sm:block sm:max-w-40 sm:truncate">
             {displayName}
           </span>
-          <span className="sr-only">, user menu</span>
+          <span className="sr-only"> user menu</span>
           <ChevronDown className="hidden size-4 text-muted-foreground sm:block" aria-hidden="true" />
         </DropdownMenuTrigger>
         <DropdownMenuContent align="end" className="w-64">
@@ -91,7 +97,11 @@ export function UserMenu({ minimal = false }: { minimal?: boolean }) {
           </DropdownMenuItem>
         </DropdownMenuContent>
       </DropdownMenu>
-      {!minimal && <InviteUserDialog open={inviteOpen} onOpenChange={setInviteOpen} />}
+      {!minimal && inviteOpen && (
+        <Suspense fallback={null}>
+          <InviteUserDialog open={inviteOpen} onOpenChange={setInviteOpen} />
+        </Suspense>
+      )}
     </>
   );
 }

@@ -12,7 +12,7 @@ import { usePendingJobs } from '@/features/studies/api/get-pending-jobs';
 import { useUserStudies } from '@/features/studies/api/get-user-studies';
 import { StudyCards } from '@/features/studies/components/study-cards';
 import { PendingJobsBadge } from '@/features/studies/components/pending-jobs-badge';
-import { firstName } from '@/lib/format';
+import { firstName } from '@/lib/user-name';
 
 /** '/': the Dashboard. */
 export default function DashboardRoute() {
