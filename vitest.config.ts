@@ -11,6 +11,8 @@ export default defineConfig({
     // Web component tests (*.test.tsx) set their own DOM environment with `@vitest-environment jsdom`.
     include: ['apps/*/test/**/*.test.ts', 'apps/web/test/**/*.test.tsx', 'packages/*/test/**/*.test.ts'],
     environment: 'node',
+    // One migrated, seeded database that every integration test file copies (test/global-setup.ts).
+    globalSetup: ['apps/server/test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests each start their own database; two cores are the budget.

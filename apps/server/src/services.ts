@@ -186,6 +186,8 @@ export interface ServiceOptions {
   runWorkers: boolean;
   /** Tests: a throwaway in-memory PGlite instead of DATA_DIR. */
   inMemoryDatabase?: boolean;
+  /** With inMemoryDatabase: start from this copy of a migrated database (tests; see db/client.ts). */
+  databaseImage?: Blob;
   /** Tests: replace a port with another real adapter. */
   captcha?: CaptchaVerifier;
   /** Tests: a movable clock for expiries (codes, tokens, sessions). */
@@ -197,6 +199,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     inMemory: opts.inMemoryDatabase,
+    image: opts.databaseImage,
   });
   let feed: ChangeFeed | undefined;
   let queue: JobQueue | undefined;

@@ -30,6 +30,11 @@ export interface Database {
   openChangeFeed(opts?: { onError?: (err: unknown) => void }): Promise<ChangeFeed>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * PGlite only: the whole database as a data-directory image, which `openDatabase({ image })`
+   * opens as a copy. Tests build one migrated, seeded database and start each test file from it.
+   */
+  image?(): Promise<Blob>;
 }
 
 // Source: src/db/client.ts → src/db/migrations. Bundle: dist/main.js → dist/migrations.
@@ -40,6 +45,8 @@ export async function openDatabase(opts: {
   databaseUrl?: string;
   dataDir?: string;
   inMemory?: boolean;
+  /** In-memory PGlite: start as a copy of this image (see Database.image). */
+  image?: Blob;
 }): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   return openPglite(opts);
@@ -68,11 +75,11 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promise<Database> {
+async function openPglite(opts: { dataDir?: string; inMemory?: boolean; image?: Blob }): Promise<Database> {
   let release = () => undefined as void;
   let client: PGlite;
   if (opts.inMemory || !opts.dataDir) {
-    client = new PGlite();
+    client = opts.image ? new PGlite({ loadDataDir: opts.image }) : new PGlite();
   } else {
     const dir = path.join(opts.dataDir, 'db');
     release = lockDataDir(opts.dataDir);
@@ -102,6 +109,7 @@ async function openPglite(opts: { dataDir?: string; inMemory?: boolean }): Promi
     },
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder }),
     openChangeFeed: () => pgliteChangeFeed(client),
+    image: () => client.dumpDataDir('none'),
     ping: async () => {
       await client.query('select 1');
     },

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { buildApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
@@ -26,7 +27,8 @@ export interface TestContext {
 
 /**
  * A real app on a real database: a fresh in-memory PGlite, or — when DATABASE_URL is set — a
- * fresh PostgreSQL database created for this test file and dropped afterwards.
+ * fresh PostgreSQL database created for this test file and dropped afterwards. Both start as a
+ * copy of the migrated, seeded database that test/global-setup.ts builds once per run.
  */
 export async function createTestContext(
   env: Record<string, string> = {},
@@ -51,7 +53,10 @@ export async function createTestContext(
     dbName = `mi_test_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
-    await admin.query(`create database ${dbName}`);
+    const template = databaseTemplate();
+    await admin.query(
+      `create database ${dbName}${template?.kind === 'postgres' ? ` template ${template.name}` : ''}`,
+    );
     await admin.end();
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
@@ -70,6 +75,7 @@ export async function createTestContext(
   const services = await createServices(config, createLogger('silent'), {
     runWorkers: true,
     inMemoryDatabase: !databaseUrl,
+    databaseImage: databaseUrl ? undefined : await pgliteImage(),
     captcha,
     now: opts.now,
   });
@@ -104,6 +110,20 @@ export async function createTestContext(
       }
     },
   };
+}
+
+/** What test/global-setup.ts built; null when run without it (then each file migrates its own). */
+function databaseTemplate() {
+  return inject('databaseTemplate') ?? null;
+}
+
+let image: Promise<Blob> | undefined;
+/** The migrated PGlite image, read once per test worker. */
+async function pgliteImage(): Promise<Blob | undefined> {
+  const template = databaseTemplate();
+  if (template?.kind !== 'pglite') return undefined;
+  image ??= readFile(template.imagePath).then((bytes) => new Blob([bytes]));
+  return image;
 }
 
 /** Cookie header value from a response's Set-Cookie headers. */
