@@ -17,6 +17,9 @@ export default defineConfig({
     baseURL: process.env.E2E_BASE_URL,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
+    // The app honours reduced motion (index.css): the accessibility checks (tests/a11y.ts) see
+    // dialogs and toasts as they end up, never half faded in.
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: CHROMIUM_PATH,
       args: CHROMIUM_ARGS,

@@ -149,21 +149,24 @@ for (const size of WIDTHS) {
       await expect(page.getByRole('heading', { name: 'Available Services' })).toBeVisible();
       await expectAccessible(page, 'available services');
       const details = page
-        .getByRole('button', { name: /^(Show|Details and providers of) Expert Review$/ })
+        .getByRole('button', { name: /^(Show|Details and providers of) AI Quick Analysis$/ })
         .filter({ visible: true })
         .first();
       await details.click();
-      await checkOpen(
-        page,
-        'purchase dialog',
-        () => page.getByRole('button', { name: 'Purchase' }).filter({ visible: true }).first().click(),
-        page.getByRole('heading', { name: 'Confirm Purchase' }),
-      );
+      await page.getByRole('button', { name: 'Purchase' }).filter({ visible: true }).first().click();
+      const purchase = page.getByRole('dialog');
+      await expect(purchase.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
+      // The study is named with its patient as every list names it ('LAST, FIRST', not DICOM's 'LAST^FIRST').
+      await expect(purchase.getByLabel('Select study:')).toContainText(/CompressedSamples, CT1/);
+      await expect(purchase.getByLabel('Select study:')).not.toContainText('^');
+      await expectAccessible(page, 'purchase dialog');
+      await page.keyboard.press('Escape');
+      await expect(purchase).toHaveCount(0);
 
       for (const [url, heading] of [
         ['/services/purchased', 'Purchased Services'],
         ['/providers', 'Healthcare Providers'],
-        ['/billing', 'Billing'],
+        ['/billing', 'Transaction History'],
         ['/notifications', 'Notifications'],
         ['/share', /Share/],
         ['/help', /Help/],
@@ -173,8 +176,13 @@ for (const size of WIDTHS) {
         await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
         await expectAccessible(page, url);
       }
-      const article = page.getByRole('main').getByRole('link').first();
       await page.goto('/help');
+      // The Help header keeps the app's name whole beside 'Return to Home', on a phone too.
+      const brand = page.getByRole('banner').getByRole('link', { name: 'Medical Imaging v3.0' });
+      await expect(brand).toBeVisible();
+      expect(await brand.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+      await expect(page.getByRole('link', { name: 'Return to Home' })).toBeInViewport({ ratio: 1 });
+      const article = page.getByRole('main').getByRole('link').first();
       if (await article.isVisible()) {
         await article.click();
         await expect(page).toHaveURL(/\/help\/.+/);

@@ -179,6 +179,27 @@ test('share by email with a confirmed account: it views the study, the owner see
   const sharedRow = studyRow(rp, description);
   await expect(sharedRow).toBeVisible();
   await expect(sharedRow).toContainText('Olive Owner');
+  // The table with its Shared By column fits beside the sidebar at 1280 px.
+  const sharedTable = rp.getByRole('table', { name: 'Studies shared with you' });
+  expect(
+    await sharedTable.evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth),
+  ).toBeLessThanOrEqual(0);
+  expect(
+    await rp.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  // On a phone the same study is a card, who shared it and its actions within the screen.
+  await rp.setViewportSize({ width: 390, height: 844 });
+  const sharedCard = rp
+    .getByRole('list', { name: 'Studies shared with you' })
+    .getByRole('listitem')
+    .filter({ hasText: description });
+  await expect(sharedCard).toContainText('Shared by Olive Owner');
+  await expect(sharedCard.getByRole('button', { name: 'More actions' })).toBeInViewport({ ratio: 1 });
+  expect(
+    await rp.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  await rp.screenshot({ path: test.info().outputPath('shared-studies-390.png'), fullPage: true });
+  await rp.setViewportSize({ width: 1280, height: 720 });
   await expect(sharedRow.getByRole('button', { name: 'Share study' })).toHaveCount(0);
   await expect(sharedRow.getByRole('button', { name: 'Delete study' })).toHaveCount(0);
   await sharedRow.getByRole('button', { name: 'More actions' }).click();

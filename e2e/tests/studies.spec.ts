@@ -311,3 +311,67 @@ test('the Shared Studies tab starts empty; an unknown tab shows My Studies', asy
   await page.goto('/studies?tab=nonsense');
   await expect(page.getByRole('tab', { name: 'My Studies' })).toHaveAttribute('aria-selected', 'true');
 });
+
+test('on a phone My Studies shows each study as a card with its actions in reach, at 1280 px a table', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await registerPatient(page, uniqueEmail('phone'));
+  const dir = tempDir('phone');
+  const description = 'Phone Card Study With A Long Description';
+  writeSeries(dir, 'S1', 1, {
+    patientName: 'Cardholder^Pat',
+    studyDescription: description,
+    modality: 'MR',
+    studyDate: '20220515',
+    studyUid: newUid(),
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(
+    page,
+    'Select Files',
+    listFiles(dir).map((f) => path.join(dir, f)),
+  );
+  await expect(page.getByText('You selected 1 file(s)')).toBeVisible();
+  await uploadAndReturnToStudies(page);
+  await expect(studyRow(page, description)).toBeVisible({ timeout: 90_000 });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cards = page.getByRole('list', { name: 'My studies' });
+  const card = cards.getByRole('listitem').filter({ hasText: description });
+  await expect(card).toBeVisible();
+  await expect(page.getByRole('table')).toHaveCount(0);
+  await expect(card.getByRole('heading', { name: description })).toBeVisible();
+  await expect(card).toContainText('Cardholder, Pat');
+  await expect(card).toContainText('May 15, 2022');
+  await expect(card).toContainText('MR');
+  await expect(card.getByRole('img')).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Sort by' })).toBeVisible();
+  // Every action is on the screen, none past its right edge.
+  for (const name of ['Study information', 'Share study', 'Delete study', 'More actions']) {
+    const button = card.getByRole('button', { name });
+    await expect(button).toBeInViewport({ ratio: 1 });
+    const box = (await button.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
+  await expect(card.getByRole('link', { name: 'Get Analysis' })).toBeInViewport({ ratio: 1 });
+  expect(
+    await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: test.info().outputPath('my-studies-390.png'), fullPage: true });
+  await card.getByRole('button', { name: 'More actions' }).click();
+  await expect(page.getByRole('menuitem', { name: 'Transfer Ownership' })).toBeInViewport();
+  await page.keyboard.press('Escape');
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(studyRow(page, description)).toBeVisible();
+  await expect(cards).toHaveCount(0);
+  const table = page.getByRole('table', { name: 'My studies' });
+  expect(
+    await table.evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth),
+  ).toBeLessThanOrEqual(0);
+  expect(
+    await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: test.info().outputPath('my-studies-1280.png'), fullPage: true });
+});

@@ -183,9 +183,20 @@ export async function uploadAndReturnToStudies(page: Page) {
   await expect(page).toHaveURL(/\/studies$/);
 }
 
-/** The row of the studies table whose cells contain `text`, once processing has listed it. */
+/**
+ * The study whose entry contains `text`, once processing has listed it: its row of the studies
+ * table, or its card on a screen narrower than the table (My Studies, Shared Studies).
+ */
 export function studyRow(page: Page, text: string) {
-  return page.getByRole('row').filter({ hasText: text });
+  return page
+    .getByRole('row')
+    .filter({ hasText: text })
+    .or(
+      page
+        .getByRole('list', { name: /^(My studies|Studies shared with you)$/ })
+        .getByRole('listitem')
+        .filter({ hasText: text }),
+    );
 }
 
 /** The entries of a ZIP file by name. */
