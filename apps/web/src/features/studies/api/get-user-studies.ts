@@ -1,20 +1,17 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, ApiError } from '@/lib/api-client';
+import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
-/** GET /api/studies/user/{userId}: the user's completed studies. */
+/**
+ * GET /api/studies/user/{userId}: the user's completed studies. No studies is an empty list; a
+ * failure is shown as an error, never as an empty list (docs/spec-deviations.md).
+ */
 export async function getUserStudies(userId: string, signal?: AbortSignal): Promise<StudyListItem[]> {
-  try {
-    const res = await api.get<{ data: StudyListItem[] }>(`/api/studies/user/${encodeURIComponent(userId)}`, {
-      signal,
-    });
-    return res.data;
-  } catch (err) {
-    // This answer means an empty list, not a failure.
-    if (err instanceof ApiError && err.serverMessage === 'No studies found for this user') return [];
-    throw err;
-  }
+  const res = await api.get<{ data: StudyListItem[] }>(`/api/studies/user/${encodeURIComponent(userId)}`, {
+    signal,
+  });
+  return res.data;
 }
 
 export function userStudiesQueryOptions(userId: string) {
