@@ -121,6 +121,28 @@ const serverRouteImports = [
       'A route of modules/<name> imports only from its own module (and http/, contracts, packages): what it needs from another module comes through its own service.',
   },
 ];
+// `import('../../db/client').Db` in a type position.
+const databaseTypeImport = {
+  selector:
+    'TSImportType[argument.literal.value=/^(drizzle-orm|@electric-sql.pglite)|^pg$|db.(client|schema)/]',
+  message: databaseMessage,
+};
+// "Every admin change needs a recent sign-in" lives in the service layer (modules/admin/recent-sign-in.ts:
+// services call `requireRecentSignIn` or wrap their changes in `adminChanges`), so a route cannot
+// forget it and a job cannot skip it. A route passes the admin's session on; it never checks recency.
+const adminRecencyMessage =
+  "A route does not check an admin's recent sign-in: pass requireAdmin(req) to the service, whose admin changes check it (modules/admin/recent-sign-in.ts).";
+const adminRecencyInRoutes = [
+  // The rule itself, called, passed on or renamed.
+  { selector: "Identifier[name='requireRecentSignIn']", message: adminRecencyMessage },
+  {
+    // A hand-made check: the age of the session, the window, or the rule's error code.
+    selector: "MemberExpression[object.property.name='session'][property.name='createdAt']",
+    message: adminRecencyMessage,
+  },
+  { selector: "Identifier[name='REAUTH_WINDOW_MINUTES']", message: adminRecencyMessage },
+  { selector: "Literal[value='REAUTH_REQUIRED']", message: adminRecencyMessage },
+];
 // Between server modules: modules/<name>/index.ts is a module's public face. Any file of the server
 // (other modules, http/, jobs/, the composition root) imports a module through it only; files inside
 // a module import their own files directly. Tests (apps/server/test) may reach a module's files.
@@ -158,15 +180,7 @@ const serverBoundaries = [
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: serverDatabaseImports }],
-      'no-restricted-syntax': [
-        'error',
-        {
-          // `import('../../db/client').Db` in a type position.
-          selector:
-            'TSImportType[argument.literal.value=/^(drizzle-orm|@electric-sql.pglite)|^pg$|db.(client|schema)/]',
-          message: databaseMessage,
-        },
-      ],
+      'no-restricted-syntax': ['error', databaseTypeImport],
     },
   },
   {
@@ -177,6 +191,8 @@ const serverBoundaries = [
         'error',
         { patterns: [...serverDatabaseImports, ...serverRouteImports] },
       ],
+      // Replaces the list of server/database-access for route files, so it repeats its selector.
+      'no-restricted-syntax': ['error', databaseTypeImport, ...adminRecencyInRoutes],
     },
   },
   {

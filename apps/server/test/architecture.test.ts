@@ -7,7 +7,8 @@ import { ESLint } from 'eslint';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // The rules between server modules bite: eslint.config.js (architecture/import-boundaries, "module
-// faces") and .dependency-cruiser.cjs (no import cycles; `npm run lint` runs both).
+// faces"; no-restricted-syntax on route files, "recent sign-in in services") and
+// .dependency-cruiser.cjs (no import cycles; `npm run lint` runs both).
 const repo = path.resolve(import.meta.dirname, '../../..');
 const src = (file: string) => path.join(repo, 'apps/server/src', file);
 
@@ -51,6 +52,57 @@ describe('module faces (architecture/import-boundaries)', () => {
     expect(await lintAs('modules/auth/example.ts', "import { hashPassword } from './password';\n")).toEqual(
       [],
     );
+  });
+});
+
+const adminRecencyRefusals = async (file: string, code: string) => {
+  const [result] = await eslint.lintText(code, { filePath: src(file) });
+  return result!.messages
+    .filter((m) => m.ruleId === 'no-restricted-syntax')
+    .filter((m) => /does not check an admin's recent sign-in/.test(m.message));
+};
+
+describe('recent sign-in for admin changes lives in services (no-restricted-syntax on *.routes.ts)', () => {
+  const route = (handler: string) =>
+    "import { requestMeta, requireAdmin } from '../../http/auth-hook';\n" +
+    'export const routes = (svc: any) => async (app: any) => {\n' +
+    `  app.post('/admin/x', async (req: any) => {\n${handler}\n  });\n};\n`;
+
+  it('refuses a route-layer admin recency check, called or hand-made', async () => {
+    const calls = route(
+      "    const session = requireAdmin(req);\n    await svc.requireRecentSignIn(session, 'x.change', requestMeta(req));\n    return svc.change(session.user);",
+    );
+    const [refused] = await adminRecencyRefusals('modules/help/help.routes.ts', calls);
+    expect(refused?.line).toBe(5);
+    expect(
+      await adminRecencyRefusals(
+        'modules/vendors/vendors-admin.routes.ts',
+        route(
+          "    const recentAdmin = requireRecentSignIn;\n    await recentAdmin(requireAdmin(req), 'x', requestMeta(req));",
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      await adminRecencyRefusals(
+        'modules/vendors/vendors-admin.routes.ts',
+        route("    await requireRecentSignIn(requireAdmin(req), 'x', requestMeta(req));"),
+      ),
+    ).toHaveLength(1);
+    const handMade = route(
+      "    const s = requireAdmin(req);\n    if (Date.now() - s.session.createdAt.getTime() > REAUTH_WINDOW_MINUTES * 60_000)\n      throw new AppError('REAUTH_REQUIRED', 'again');",
+    );
+    expect(await adminRecencyRefusals('modules/services/catalogue-admin.routes.ts', handMade)).toHaveLength(
+      3,
+    );
+  });
+
+  it("allows a route that hands the admin's session to the service, and the check in a service", async () => {
+    const passes = route('    return svc.change(requireAdmin(req), requestMeta(req));');
+    expect(await adminRecencyRefusals('modules/help/help.routes.ts', passes)).toEqual([]);
+    const inService =
+      'export const svc = (rule: any) => ({\n' +
+      "  async change(admin: any, meta: any) {\n    await rule.requireRecentSignIn(admin, 'x.change', meta);\n  },\n});\n";
+    expect(await adminRecencyRefusals('modules/help/help.service.ts', inService)).toEqual([]);
   });
 });
 

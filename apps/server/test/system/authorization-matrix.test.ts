@@ -1359,7 +1359,7 @@ const helpFixture = {
 beforeAll(async () => {
   const meta = { requestId: 'matrix', ip: '127.0.0.1' };
   helpFixture.published = (await ctx.services.help.list({ page: 1, limit: 1 })).data[0]!._id;
-  const adminActor = { id: fixtures.admin.id, role: 'admin' };
+  const adminActor = (await ctx.services.auth.authenticate(fixtures.admin.token, meta))!;
   helpFixture.managed = (await ctx.services.help.admin.create(adminActor, helpFixture.input, meta))._id;
   helpFixture.png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
     .png()
@@ -1386,7 +1386,7 @@ const catalogueFixture = {
 };
 beforeAll(async () => {
   const meta = { requestId: 'matrix', ip: '127.0.0.1' };
-  const adminActor = { id: fixtures.admin.id, role: 'admin' as const };
+  const adminActor = (await ctx.services.auth.authenticate(fixtures.admin.token, meta))!;
   catalogueFixture.offerProviderId = await addOrganisation('Matrix Offer Clinic', 'matrix-offer@example.org');
   catalogueFixture.newProviderId = await addOrganisation('Matrix New Clinic', 'matrix-new@example.org');
   for (const [id, email] of [

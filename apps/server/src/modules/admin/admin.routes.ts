@@ -276,9 +276,7 @@ export function adminRoutes({
         },
       },
       async (req) => {
-        const session = requireAdmin(req);
-        await admin.requireRecentSignIn(session, 'user.status_change', requestMeta(req));
-        const data = await professionals.approve(session.user, req.params.id, requestMeta(req));
+        const data = await professionals.approve(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Application approved', data };
       },
     );
@@ -294,10 +292,8 @@ export function adminRoutes({
         },
       },
       async (req) => {
-        const session = requireAdmin(req);
-        await admin.requireRecentSignIn(session, 'user.status_change', requestMeta(req));
         const data = await professionals.reject(
-          session.user,
+          requireAdmin(req),
           req.params.id,
           req.body.reason,
           requestMeta(req),

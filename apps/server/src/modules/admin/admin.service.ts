@@ -163,8 +163,6 @@ export function createAdminService(deps: Deps) {
   }
 
   return {
-    requireRecentSignIn,
-
     /**
      * Signing in again from the console: the password, then (when the admin has a second factor)
      * the code, through the same second-factor check as sign-in. Ends with a new session.

@@ -4,4 +4,11 @@ export { createAdminRepository } from './admin.repository';
 export { adminRoutes } from './admin.routes';
 export { type AdminService, createAdminService } from './admin.service';
 export { createProfessionalsService, type ProfessionalsService } from './professionals.service';
-export { createRecentSignInRule, type RecentSignInRule } from './recent-sign-in';
+export {
+  adminChanges,
+  type AdminChanges,
+  type AdminSession,
+  createRecentSignInRule,
+  type RecentAdmin,
+  type RecentSignInRule,
+} from './recent-sign-in';

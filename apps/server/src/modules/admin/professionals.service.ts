@@ -5,6 +5,7 @@ import type { RequestMeta } from '../../http/request-meta';
 import type { MailService } from '../mail';
 import { professionalApprovedEmail, professionalRejectedEmail } from '../mail';
 import type { ProfessionalProfileRow, UserRow, UsersRepository } from '../accounts';
+import { adminChanges, createRecentSignInRule, type RecentAdmin } from './recent-sign-in';
 
 function toApplication({
   user,
@@ -43,7 +44,7 @@ export function createProfessionalsService(deps: {
   now: () => Date;
 }) {
   async function decide(
-    admin: UserRow,
+    admin: RecentAdmin,
     id: string,
     decision: 'active' | 'rejected',
     reason: string | null,
@@ -84,9 +85,12 @@ export function createProfessionalsService(deps: {
     async list(status: 'pending' | 'active' | 'rejected' | 'all'): Promise<ProfessionalApplication[]> {
       return (await deps.users.listProfessionals(status)).map(toApplication);
     },
-    approve: (admin: UserRow, id: string, meta: RequestMeta) => decide(admin, id, 'active', null, meta),
-    reject: (admin: UserRow, id: string, reason: string, meta: RequestMeta) =>
-      decide(admin, id, 'rejected', reason, meta),
+    // Approving and rejecting are admin changes: a recent sign-in first (recent-sign-in.ts).
+    ...adminChanges(createRecentSignInRule(deps), 'user.status_change', {
+      approve: (admin: RecentAdmin, id: string, meta: RequestMeta) => decide(admin, id, 'active', null, meta),
+      reject: (admin: RecentAdmin, id: string, reason: string, meta: RequestMeta) =>
+        decide(admin, id, 'rejected', reason, meta),
+    }),
   };
 }
 export type ProfessionalsService = ReturnType<typeof createProfessionalsService>;

@@ -29,13 +29,6 @@ const adminOnly = { onRequest: async (req: FastifyRequest) => void requireAdmin(
 /** The help centre (/kb, signed-in users) and its authoring (/admin/kb, admins; 404 to others). */
 export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
   return async (app) => {
-    /** The admin behind a change, once their sign-in is recent enough (403 REAUTH_REQUIRED otherwise). */
-    const recentAdmin = async (req: FastifyRequest) => {
-      const session = requireAdmin(req);
-      await help.admin.requireRecentSignIn(session, 'help.admin_change', requestMeta(req));
-      return session.user;
-    };
-
     // Article images arrive as the raw bytes of the file (this plugin only).
     app.addContentTypeParser(
       [...HELP_IMAGE_TYPES],
@@ -168,7 +161,7 @@ export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const data = await help.admin.create(await recentAdmin(req), req.body, requestMeta(req));
+        const data = await help.admin.create(requireAdmin(req), req.body, requestMeta(req));
         return reply.status(201).send({ message: 'Article created', data });
       },
     );
@@ -185,12 +178,7 @@ export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        const data = await help.admin.update(
-          await recentAdmin(req),
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
+        const data = await help.admin.update(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Article saved', data };
       },
     );
@@ -207,12 +195,7 @@ export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        const data = await help.admin.patch(
-          await recentAdmin(req),
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
+        const data = await help.admin.patch(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Article updated', data };
       },
     );
@@ -228,7 +211,7 @@ export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
-        await help.admin.delete(await recentAdmin(req), req.params.id, requestMeta(req));
+        await help.admin.delete(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Article deleted' };
       },
     );
@@ -249,11 +232,8 @@ export function helpRoutes(help: HelpService): FastifyPluginAsyncZod {
         },
       },
       async (req, reply) => {
-        const actor = await recentAdmin(req);
-        const body = req.body;
-        if (!Buffer.isBuffer(body) || body.length === 0)
-          return reply.status(400).send({ error: 'Choose a picture to upload.', code: 'BAD_REQUEST' });
-        return reply.status(201).send(await help.admin.uploadImage(actor, body, requestMeta(req)));
+        const data = await help.admin.uploadImage(requireAdmin(req), req.body, requestMeta(req));
+        return reply.status(201).send(data);
       },
     );
   };

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -17,13 +16,6 @@ const errors = { 400: errorBodySchema, 404: errorBodySchema, 409: errorBodySchem
 /** Admin → Providers: curate the directory and link entries to professional accounts. Others get 404. */
 export function providersAdminRoutes(providers: ProvidersService): FastifyPluginAsyncZod {
   return async (app) => {
-    /** The admin behind a change, once their sign-in is recent enough (403 REAUTH_REQUIRED otherwise). */
-    const recentAdmin = async (req: FastifyRequest) => {
-      const session = requireAdmin(req);
-      await admin.requireRecentSignIn(session, 'provider.admin_change', requestMeta(req));
-      return session.user;
-    };
-
     const { admin } = providers;
     app.get(
       '/admin/providers',
@@ -50,7 +42,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req, reply) => {
-        const data = await admin.create(await recentAdmin(req), req.body, requestMeta(req));
+        const data = await admin.create(requireAdmin(req), req.body, requestMeta(req));
         return reply.status(201).send({ message: 'Provider created', data });
       },
     );
@@ -66,7 +58,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.update(await recentAdmin(req), req.params.id, req.body, requestMeta(req));
+        const data = await admin.update(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Provider updated', data };
       },
     );
@@ -81,7 +73,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.retire(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await admin.retire(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider retired', data };
       },
     );
@@ -96,7 +88,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.restore(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await admin.restore(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider restored', data };
       },
     );
@@ -112,12 +104,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.link(
-          await recentAdmin(req),
-          req.params.id,
-          req.body.email,
-          requestMeta(req),
-        );
+        const data = await admin.link(requireAdmin(req), req.params.id, req.body.email, requestMeta(req));
         return { message: 'Provider linked', data };
       },
     );
@@ -132,7 +119,7 @@ export function providersAdminRoutes(providers: ProvidersService): FastifyPlugin
         },
       },
       async (req) => {
-        const data = await admin.unlink(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await admin.unlink(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Provider unlinked', data };
       },
     );

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -25,13 +24,6 @@ const errors = {
 /** Admin → Services: the analysis service catalogue and its offers. Others get 404. */
 export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyPluginAsyncZod {
   return async (app) => {
-    /** The admin behind a change, once their sign-in is recent enough (403 REAUTH_REQUIRED otherwise). */
-    const recentAdmin = async (req: FastifyRequest) => {
-      const session = requireAdmin(req);
-      await catalogue.requireRecentSignIn(session, 'service.admin_change', requestMeta(req));
-      return session.user;
-    };
-
     app.get(
       '/admin/services',
       {
@@ -57,7 +49,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
         },
       },
       async (req, reply) => {
-        const data = await catalogue.create(await recentAdmin(req), req.body, requestMeta(req));
+        const data = await catalogue.create(requireAdmin(req), req.body, requestMeta(req));
         return reply.status(201).send({ message: 'Service created', data });
       },
     );
@@ -73,12 +65,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
         },
       },
       async (req) => {
-        const data = await catalogue.update(
-          await recentAdmin(req),
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
+        const data = await catalogue.update(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Service updated', data };
       },
     );
@@ -93,7 +80,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
         },
       },
       async (req) => {
-        const data = await catalogue.retire(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await catalogue.retire(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Service retired', data };
       },
     );
@@ -108,7 +95,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
         },
       },
       async (req) => {
-        const data = await catalogue.restore(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await catalogue.restore(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Service restored', data };
       },
     );
@@ -124,12 +111,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
         },
       },
       async (req, reply) => {
-        const data = await catalogue.addOffer(
-          await recentAdmin(req),
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
+        const data = await catalogue.addOffer(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return reply.status(201).send({ message: 'Offer added', data });
       },
     );
@@ -146,7 +128,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
       },
       async (req) => {
         const data = await catalogue.repriceOffer(
-          await recentAdmin(req),
+          requireAdmin(req),
           req.params.id,
           req.params.providerId,
           req.body,
@@ -167,7 +149,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
       },
       async (req) => {
         const data = await catalogue.restoreOffer(
-          await recentAdmin(req),
+          requireAdmin(req),
           req.params.id,
           req.params.providerId,
           requestMeta(req),
@@ -187,7 +169,7 @@ export function catalogueAdminRoutes(catalogue: CatalogueAdminService): FastifyP
       },
       async (req) => {
         const data = await catalogue.retireOffer(
-          await recentAdmin(req),
+          requireAdmin(req),
           req.params.id,
           req.params.providerId,
           requestMeta(req),

@@ -7,7 +7,7 @@ import {
   type ServiceInput,
 } from '@mi/contracts/catalogue-admin';
 import { AppError } from '../../http/app-error';
-import type { RecentSignInRule } from '../admin';
+import { adminChanges, type RecentAdmin, type RecentSignInRule } from '../admin';
 import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { UserRow } from '../accounts';
@@ -123,170 +123,183 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
   }
 
   return {
-    /** Admin changes need a recent sign-in, like every admin change. */
-    requireRecentSignIn: deps.requireRecentSignIn,
-
     async list(): Promise<AdminService[]> {
       const [services, offers] = await Promise.all([repo.listServices(), repo.listOffers()]);
       return services.map((s) => toAdminService(s, offers));
     },
 
-    /** A new service starts without offers, so it is not shown to users until one is added. */
-    async create(admin: Actor, input: ServiceInput, meta: RequestMeta): Promise<AdminService> {
-      await requireFreeName(input.name);
-      const at = deps.now();
-      const created = await repo.insertService({
-        ...toColumns(input),
-        sortOrder: await repo.nextSortOrder(),
-        createdAt: at,
-        updatedAt: at,
-      });
-      // Another admin saved the same name a moment ago.
-      if (!created) throw new AppError('CONFLICT', NAME_TAKEN);
-      await audit(admin, 'service.create', created.id, meta, { name: created.name });
-      return view(created.id);
-    },
-
-    async update(admin: Actor, id: string, input: ServiceInput, meta: RequestMeta): Promise<AdminService> {
-      const before = await requireService(id);
-      await requireFreeName(input.name, id);
-      const columns = toColumns(input);
-      try {
-        await repo.updateService(id, { ...columns, updatedAt: deps.now() });
-      } catch (err) {
-        // The unique name index: another admin renamed a service to this name meanwhile.
-        if ((await repo.findServiceByName(columns.name))?.id !== id)
-          throw new AppError('CONFLICT', NAME_TAKEN);
-        throw err;
-      }
-      const changed = (Object.keys(columns) as Array<keyof typeof columns>).filter(
-        (k) => JSON.stringify(before[k]) !== JSON.stringify(columns[k]),
-      );
-      await audit(admin, 'service.update', id, meta, { fields: changed });
-      return view(id);
-    },
-
-    /** No longer offered; orders already made for it go on as before. */
-    async retire(admin: Actor, id: string, meta: RequestMeta): Promise<AdminService> {
-      const found = await requireService(id);
-      if (!found.retiredAt) {
+    // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
+    ...adminChanges(deps.requireRecentSignIn, 'service.admin_change', {
+      /** A new service starts without offers, so it is not shown to users until one is added. */
+      async create(admin: RecentAdmin, input: ServiceInput, meta: RequestMeta): Promise<AdminService> {
+        await requireFreeName(input.name);
         const at = deps.now();
-        await repo.updateService(id, { retiredAt: at, updatedAt: at });
-        await audit(admin, 'service.retire', id, meta);
-      }
-      return view(id);
-    },
-
-    async restore(admin: Actor, id: string, meta: RequestMeta): Promise<AdminService> {
-      const found = await requireService(id);
-      if (found.retiredAt) {
-        await repo.updateService(id, { retiredAt: null, updatedAt: deps.now() });
-        await audit(admin, 'service.restore', id, meta);
-      }
-      return view(id);
-    },
-
-    /**
-     * A directory provider offers the service at a price. Adding a retired offer again brings it
-     * back at the new price; a live one is a conflict (re-price it instead).
-     */
-    async addOffer(admin: Actor, id: string, input: OfferInput, meta: RequestMeta): Promise<AdminService> {
-      await requireService(id);
-      const provider = await repo.findDirectoryProvider(input.providerId);
-      if (!provider) throw new AppError('UNPROCESSABLE', 'Choose a provider of the directory.');
-      if (provider.retiredAt)
-        throw new AppError('UNPROCESSABLE', 'This provider is retired. Restore it under Providers first.');
-      if (provider.kind === 'professional')
-        throw new AppError('UNPROCESSABLE', 'A professional sets their own offers from their workspace.');
-      // Nothing is sold that nobody can deliver (the provider_fulfillers view).
-      const service = await requireService(id);
-      if (service.type === 'AI' ? !provider.automates : !provider.reads)
-        throw new AppError(
-          'UNPROCESSABLE',
-          service.type === 'AI'
-            ? `${provider.name} cannot deliver an automated service: give it a vendor webhook first.`
-            : `${provider.name} has no one to read this service: link a verified professional who has not paused their offers first.`,
-        );
-      const existing = await repo.findOffer(id, provider.id);
-      if (existing && !existing.retiredAt)
-        throw new AppError(
-          'CONFLICT',
-          `${provider.name} already offers this service. Change its price instead.`,
-        );
-      const priceCents = priceToCents(input.price);
-      await repo.upsertOffer(id, provider.id, priceCents, deps.now());
-      await audit(admin, existing ? 'service.offer_restore' : 'service.offer_add', id, meta, {
-        providerId: provider.id,
-        priceCents,
-      });
-      return view(id);
-    },
-
-    /** New terms for orders made from now on (price, and optionally turnaround and modalities); existing orders keep theirs. */
-    async repriceOffer(
-      admin: Actor,
-      id: string,
-      providerId: string,
-      terms: OfferPrice,
-      meta: RequestMeta,
-    ): Promise<AdminService> {
-      const offer = await requireOffer(id, providerId);
-      const priceCents = priceToCents(terms.price);
-      const changes = {
-        ...(offer.priceCents !== priceCents ? { priceCents } : {}),
-        ...(terms.turnaround !== undefined && terms.turnaround !== offer.turnaround
-          ? { turnaround: terms.turnaround }
-          : {}),
-        ...(terms.modalities !== undefined ? { modalities: [...new Set(terms.modalities)] } : {}),
-      };
-      if (Object.keys(changes).length > 0) {
-        await repo.updateOffer(id, offer.providerId, { ...changes, updatedAt: deps.now() });
-        await audit(admin, 'service.offer_reprice', id, meta, {
-          providerId: offer.providerId,
-          from: offer.priceCents,
-          to: priceCents,
-          fields: Object.keys(changes),
+        const created = await repo.insertService({
+          ...toColumns(input),
+          sortOrder: await repo.nextSortOrder(),
+          createdAt: at,
+          updatedAt: at,
         });
-      }
-      return view(id);
-    },
+        // Another admin saved the same name a moment ago.
+        if (!created) throw new AppError('CONFLICT', NAME_TAKEN);
+        await audit(admin, 'service.create', created.id, meta, { name: created.name });
+        return view(created.id);
+      },
 
-    /** Brings back an offer an admin retired: it is sold again while someone can deliver it. */
-    async restoreOffer(
-      admin: Actor,
-      id: string,
-      providerId: string,
-      meta: RequestMeta,
-    ): Promise<AdminService> {
-      const offer = await requireOffer(id, providerId);
-      // A reading its professional chose to stop is theirs to offer again, not an admin's.
-      if (offer.retiredBy === 'provider')
-        throw new AppError('CONFLICT', 'The professional withdrew this offer; only they can offer it again.');
-      if (offer.retiredAt) {
-        await repo.updateOffer(id, offer.providerId, {
-          retiredAt: null,
-          retiredBy: null,
-          updatedAt: deps.now(),
+      async update(
+        admin: RecentAdmin,
+        id: string,
+        input: ServiceInput,
+        meta: RequestMeta,
+      ): Promise<AdminService> {
+        const before = await requireService(id);
+        await requireFreeName(input.name, id);
+        const columns = toColumns(input);
+        try {
+          await repo.updateService(id, { ...columns, updatedAt: deps.now() });
+        } catch (err) {
+          // The unique name index: another admin renamed a service to this name meanwhile.
+          if ((await repo.findServiceByName(columns.name))?.id !== id)
+            throw new AppError('CONFLICT', NAME_TAKEN);
+          throw err;
+        }
+        const changed = (Object.keys(columns) as Array<keyof typeof columns>).filter(
+          (k) => JSON.stringify(before[k]) !== JSON.stringify(columns[k]),
+        );
+        await audit(admin, 'service.update', id, meta, { fields: changed });
+        return view(id);
+      },
+
+      /** No longer offered; orders already made for it go on as before. */
+      async retire(admin: RecentAdmin, id: string, meta: RequestMeta): Promise<AdminService> {
+        const found = await requireService(id);
+        if (!found.retiredAt) {
+          const at = deps.now();
+          await repo.updateService(id, { retiredAt: at, updatedAt: at });
+          await audit(admin, 'service.retire', id, meta);
+        }
+        return view(id);
+      },
+
+      async restore(admin: RecentAdmin, id: string, meta: RequestMeta): Promise<AdminService> {
+        const found = await requireService(id);
+        if (found.retiredAt) {
+          await repo.updateService(id, { retiredAt: null, updatedAt: deps.now() });
+          await audit(admin, 'service.restore', id, meta);
+        }
+        return view(id);
+      },
+
+      /**
+       * A directory provider offers the service at a price. Adding a retired offer again brings it
+       * back at the new price; a live one is a conflict (re-price it instead).
+       */
+      async addOffer(
+        admin: RecentAdmin,
+        id: string,
+        input: OfferInput,
+        meta: RequestMeta,
+      ): Promise<AdminService> {
+        await requireService(id);
+        const provider = await repo.findDirectoryProvider(input.providerId);
+        if (!provider) throw new AppError('UNPROCESSABLE', 'Choose a provider of the directory.');
+        if (provider.retiredAt)
+          throw new AppError('UNPROCESSABLE', 'This provider is retired. Restore it under Providers first.');
+        if (provider.kind === 'professional')
+          throw new AppError('UNPROCESSABLE', 'A professional sets their own offers from their workspace.');
+        // Nothing is sold that nobody can deliver (the provider_fulfillers view).
+        const service = await requireService(id);
+        if (service.type === 'AI' ? !provider.automates : !provider.reads)
+          throw new AppError(
+            'UNPROCESSABLE',
+            service.type === 'AI'
+              ? `${provider.name} cannot deliver an automated service: give it a vendor webhook first.`
+              : `${provider.name} has no one to read this service: link a verified professional who has not paused their offers first.`,
+          );
+        const existing = await repo.findOffer(id, provider.id);
+        if (existing && !existing.retiredAt)
+          throw new AppError(
+            'CONFLICT',
+            `${provider.name} already offers this service. Change its price instead.`,
+          );
+        const priceCents = priceToCents(input.price);
+        await repo.upsertOffer(id, provider.id, priceCents, deps.now());
+        await audit(admin, existing ? 'service.offer_restore' : 'service.offer_add', id, meta, {
+          providerId: provider.id,
+          priceCents,
         });
-        await audit(admin, 'service.offer_restore', id, meta, { providerId: offer.providerId });
-      }
-      return view(id);
-    },
+        return view(id);
+      },
 
-    async retireOffer(
-      admin: Actor,
-      id: string,
-      providerId: string,
-      meta: RequestMeta,
-    ): Promise<AdminService> {
-      const offer = await requireOffer(id, providerId);
-      if (!offer.retiredAt) {
-        const at = deps.now();
-        await repo.updateOffer(id, offer.providerId, { retiredAt: at, retiredBy: 'admin', updatedAt: at });
-        await audit(admin, 'service.offer_retire', id, meta, { providerId: offer.providerId });
-      }
-      return view(id);
-    },
+      /** New terms for orders made from now on (price, and optionally turnaround and modalities); existing orders keep theirs. */
+      async repriceOffer(
+        admin: RecentAdmin,
+        id: string,
+        providerId: string,
+        terms: OfferPrice,
+        meta: RequestMeta,
+      ): Promise<AdminService> {
+        const offer = await requireOffer(id, providerId);
+        const priceCents = priceToCents(terms.price);
+        const changes = {
+          ...(offer.priceCents !== priceCents ? { priceCents } : {}),
+          ...(terms.turnaround !== undefined && terms.turnaround !== offer.turnaround
+            ? { turnaround: terms.turnaround }
+            : {}),
+          ...(terms.modalities !== undefined ? { modalities: [...new Set(terms.modalities)] } : {}),
+        };
+        if (Object.keys(changes).length > 0) {
+          await repo.updateOffer(id, offer.providerId, { ...changes, updatedAt: deps.now() });
+          await audit(admin, 'service.offer_reprice', id, meta, {
+            providerId: offer.providerId,
+            from: offer.priceCents,
+            to: priceCents,
+            fields: Object.keys(changes),
+          });
+        }
+        return view(id);
+      },
+
+      /** Brings back an offer an admin retired: it is sold again while someone can deliver it. */
+      async restoreOffer(
+        admin: RecentAdmin,
+        id: string,
+        providerId: string,
+        meta: RequestMeta,
+      ): Promise<AdminService> {
+        const offer = await requireOffer(id, providerId);
+        // A reading its professional chose to stop is theirs to offer again, not an admin's.
+        if (offer.retiredBy === 'provider')
+          throw new AppError(
+            'CONFLICT',
+            'The professional withdrew this offer; only they can offer it again.',
+          );
+        if (offer.retiredAt) {
+          await repo.updateOffer(id, offer.providerId, {
+            retiredAt: null,
+            retiredBy: null,
+            updatedAt: deps.now(),
+          });
+          await audit(admin, 'service.offer_restore', id, meta, { providerId: offer.providerId });
+        }
+        return view(id);
+      },
+
+      async retireOffer(
+        admin: RecentAdmin,
+        id: string,
+        providerId: string,
+        meta: RequestMeta,
+      ): Promise<AdminService> {
+        const offer = await requireOffer(id, providerId);
+        if (!offer.retiredAt) {
+          const at = deps.now();
+          await repo.updateOffer(id, offer.providerId, { retiredAt: at, retiredBy: 'admin', updatedAt: at });
+          await audit(admin, 'service.offer_retire', id, meta, { providerId: offer.providerId });
+        }
+        return view(id);
+      },
+    }),
   };
 }
 export type CatalogueAdminService = ReturnType<typeof createCatalogueAdminService>;

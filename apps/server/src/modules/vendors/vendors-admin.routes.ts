@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
@@ -22,12 +21,6 @@ const errors = {
 export function vendorsAdminRoutes(vendors: VendorsService): FastifyPluginAsyncZod {
   return async (app) => {
     const { admin } = vendors;
-    /** The admin behind a change, once their sign-in is recent enough (403 REAUTH_REQUIRED otherwise). */
-    const recentAdmin = async (req: FastifyRequest) => {
-      const session = requireAdmin(req);
-      await admin.requireRecentSignIn(session, 'provider.admin_change', requestMeta(req));
-      return session.user;
-    };
 
     app.put(
       '/admin/providers/:id/vendor',
@@ -42,12 +35,7 @@ export function vendorsAdminRoutes(vendors: VendorsService): FastifyPluginAsyncZ
         },
       },
       async (req) => {
-        const data = await admin.setWebhook(
-          await recentAdmin(req),
-          req.params.id,
-          req.body,
-          requestMeta(req),
-        );
+        const data = await admin.setWebhook(requireAdmin(req), req.params.id, req.body, requestMeta(req));
         return { message: 'Vendor webhook saved', data };
       },
     );
@@ -62,7 +50,7 @@ export function vendorsAdminRoutes(vendors: VendorsService): FastifyPluginAsyncZ
         },
       },
       async (req) => {
-        const data = await admin.rotateSecret(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await admin.rotateSecret(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Signing secret rotated', data };
       },
     );
@@ -77,7 +65,7 @@ export function vendorsAdminRoutes(vendors: VendorsService): FastifyPluginAsyncZ
         },
       },
       async (req) => {
-        const data = await admin.remove(await recentAdmin(req), req.params.id, requestMeta(req));
+        const data = await admin.remove(requireAdmin(req), req.params.id, requestMeta(req));
         return { message: 'Vendor webhook removed', data };
       },
     );

@@ -12,7 +12,7 @@ import {
 } from '@mi/contracts/vendors';
 import { AppError } from '../../http/app-error';
 import type { Principal } from '../access';
-import type { RecentSignInRule } from '../admin';
+import { adminChanges, type RecentAdmin, type RecentSignInRule } from '../admin';
 import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { DeliverReport, ReportContent } from '../fulfilment';
@@ -170,16 +170,14 @@ export function createVendorsService(deps: VendorsDeps) {
   }
 
   return {
-    admin: {
-      /** Vendor settings are admin changes: they need a recent sign-in. */
-      requireRecentSignIn: deps.requireRecentSignIn,
-
+    // Vendor settings are admin changes: a recent sign-in first (modules/admin, adminChanges).
+    admin: adminChanges(deps.requireRecentSignIn, 'provider.admin_change', {
       /**
        * PUT /api/admin/providers/{id}/vendor: sets the webhook URL. A provider without a secret gets
        * one, answered this once; changing the URL keeps the secret (rotate it on its own).
        */
       async setWebhook(
-        admin: Actor,
+        admin: RecentAdmin,
         providerId: string,
         body: VendorWebhookBody,
         meta: RequestMeta,
@@ -222,7 +220,7 @@ export function createVendorsService(deps: VendorsDeps) {
        * to the vendor only once both are set.
        */
       async rotateSecret(
-        admin: Actor,
+        admin: RecentAdmin,
         providerId: string,
         meta: RequestMeta,
       ): Promise<VendorConfigResponse['data']> {
@@ -243,7 +241,7 @@ export function createVendorsService(deps: VendorsDeps) {
        * the built-in report. Orders already sent keep their credential until they end.
        */
       async remove(
-        admin: Actor,
+        admin: RecentAdmin,
         providerId: string,
         meta: RequestMeta,
       ): Promise<VendorConfigResponse['data']> {
@@ -258,7 +256,7 @@ export function createVendorsService(deps: VendorsDeps) {
         }
         return { providerId, vendor: null };
       },
-    },
+    }),
 
     /** The provider's webhook when it is an external AI vendor (URL and secret set), else null. */
     async vendorFor(providerId: string): Promise<{ webhookUrl: string } | null> {
