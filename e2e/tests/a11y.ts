@@ -20,6 +20,10 @@ const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const FAILING_IMPACTS = new Set(['serious', 'critical']);
 /** How long an address must stay put before it is checked: the page has rendered by then. */
 const SETTLE_MS = 600;
+/** A check that has not answered by then (a page stuck between documents) is given up. */
+const CHECK_TIMEOUT_MS = 20_000;
+/** Time added to a test for its last checks, so they never eat into the test's own time. */
+const FINAL_CHECKS_MS = 30_000;
 
 export interface A11yFinding {
   url: string;
@@ -136,11 +140,22 @@ class Watch {
 
   /** Checks the page; a page that closes or navigates away meanwhile is checked at its next stop. */
   private async check(page: Page) {
-    if (page.isClosed() || !(await isAppPage(page))) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gaveUp = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), CHECK_TIMEOUT_MS);
+    });
     try {
-      this.record(await axeFindings(page));
+      const run = (async () => {
+        if (page.isClosed() || !(await isAppPage(page))) return [];
+        return axeFindings(page);
+      })();
+      run.catch(() => undefined); // a run given up on may still fail later
+      const found = await Promise.race([run, gaveUp]);
+      if (found) this.record(found);
     } catch {
       /* closed or navigated during the run */
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -186,6 +201,7 @@ export const test = base.extend<{ a11yWatch: Watch }, { a11yBrowser: void }>({
       current = null;
       // A test that failed already keeps its own error; the accessibility one would hide it.
       if (testInfo.status !== testInfo.expectedStatus) return;
+      testInfo.setTimeout(testInfo.timeout + FINAL_CHECKS_MS);
       await watch.finish();
       if (watch.findings.length) {
         throw new Error(
@@ -199,7 +215,10 @@ export const test = base.extend<{ a11yWatch: Watch }, { a11yBrowser: void }>({
     a11yWatch.context(context);
     await use(context);
     // This context closes before the watch ends: its pages get their last check now.
-    if (testInfo.status === testInfo.expectedStatus) await a11yWatch.finish([context]);
+    if (testInfo.status === testInfo.expectedStatus) {
+      testInfo.setTimeout(testInfo.timeout + FINAL_CHECKS_MS);
+      await a11yWatch.finish([context]);
+    }
   },
 });
 

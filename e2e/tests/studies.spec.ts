@@ -345,9 +345,11 @@ test('on a phone My Studies shows each study as a card with its actions in reach
   await expect(card).toContainText('Cardholder, Pat');
   await expect(card).toContainText('May 15, 2022');
   await expect(card).toContainText('MR');
-  await expect(card.getByRole('img')).toBeVisible();
+  await expect(card.locator('img')).toBeVisible(); // the thumbnail (decorative, alt='')
   await expect(page.getByRole('combobox', { name: 'Sort by' })).toBeVisible();
-  // Every action is on the screen, none past its right edge.
+  // Scrolled down to the card (never sideways), every action is on the screen, none past its right edge.
+  await card.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 72));
+  expect(await page.evaluate(() => window.scrollX)).toBe(0);
   for (const name of ['Study information', 'Share study', 'Delete study', 'More actions']) {
     const button = card.getByRole('button', { name });
     await expect(button).toBeInViewport({ ratio: 1 });
