@@ -39,7 +39,7 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
     return RECIPIENT_ACTIONS.has(action);
   }
 
-  return {
+  const service = {
     /**
      * The study if the principal may do `action` with it; otherwise audits the refusal as
      * `auditAction` (default `study.<action>`) and throws the one 404.
@@ -81,6 +81,36 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
       throw new AppError('NOT_FOUND', opts.notFoundMessage ?? STUDY_NOT_FOUND);
     },
 
+    /**
+     * A study the principal owns (ordering an analysis for it, attaching it to an order). A study
+     * only shared with them is the same 404 as a stranger's; that refusal is audited as
+     * `auditAction` with reason not_owner, against `auditTarget` (default: the study).
+     */
+    async requireOwner(
+      p: Principal,
+      studyId: string,
+      meta: RequestMeta,
+      opts: { auditAction: string; auditTarget?: { type: string; id: string } },
+    ): Promise<StudyRow> {
+      const study = await service.requireStudyAccess(p, 'read', { id: studyId }, meta, {
+        auditAction: opts.auditAction,
+      });
+      if (relationOf(p, study) === 'owner') return study;
+      const target = opts.auditTarget ?? { type: 'study', id: study.id };
+      await deps.audit({
+        actorId: p.userId,
+        actorRole: p.role,
+        action: opts.auditAction,
+        outcome: 'denied',
+        targetType: target.type,
+        targetId: target.id.slice(0, 64),
+        requestId: meta.requestId,
+        ip: meta.ip,
+        details: { reason: 'not_owner' },
+      });
+      throw new AppError('NOT_FOUND', STUDY_NOT_FOUND);
+    },
+
     /** Every study the principal may read (DICOMweb searches). */
     visibleStudies(p: Principal): Promise<StudyRow[]> {
       return deps.repo.listVisible(p);
@@ -99,5 +129,6 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
       return deps.repo.listSharedWith(userId);
     },
   };
+  return service;
 }
 export type AccessService = ReturnType<typeof createAccessService>;

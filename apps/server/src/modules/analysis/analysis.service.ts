@@ -5,6 +5,7 @@ import type { AuditOutcome, AuditRecorder } from '../audit';
 import { parseInstance, type ParsedInstance } from '../dicomweb';
 import type { DeliverReport } from '../fulfilment';
 import type { NotificationsService } from '../notifications';
+import { awaitsAutomatedPart } from '../orders';
 import { readInstance } from '../../dicom-archive/instance-location';
 import { renderFitted } from '../thumbnails';
 import { middleInstance } from '../thumbnails';
@@ -64,17 +65,6 @@ export interface AnalysisDeps {
   maxDecodedBytes: number;
   now: () => Date;
 }
-
-/**
- * Whether an order waits for its automated analysis: an AI order in progress, or a Complete Analysis
- * Package that is paid, open (waiting for or in the professional's hands) and still without its
- * automated part. A package refunded or declined before its automated part ran never runs it.
- */
-const hasAutomatedPart = (o: Pick<AnalysisOrder, 'serviceType' | 'status' | 'automatedReportAt'>) =>
-  (o.serviceType === 'AI' && o.status === 'in_progress') ||
-  (o.serviceType === 'Combined' &&
-    (o.status === 'pending_approval' || o.status === 'in_progress') &&
-    !o.automatedReportAt);
 
 /** AI orders are completed by their report; a package's automated part leaves it to the professional. */
 const deliveryMode = (o: Pick<AnalysisOrder, 'serviceType'>) =>
@@ -216,7 +206,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
   /** Queues an order's automated part, once per order, if it waits for one. */
   async function queueAutomatedPart(orderId: string): Promise<void> {
     const order = await repo.findOrder(orderId);
-    if (!order || !hasAutomatedPart(order)) return;
+    if (!order || !awaitsAutomatedPart(order)) return;
     if (!(await repo.markQueued(order.id, deps.now()))) return;
     await deps.enqueue({ orderId: order.id, userId: order.userId });
     await audit('analysis.queue', order.id, { serviceType: order.serviceType });
@@ -301,7 +291,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
     ): Promise<'delivered' | 'sent' | 'skipped' | 'refunded' | 'failed'> {
       const order = await repo.findOrder(orderId);
       const run = order && (await repo.findRun(orderId));
-      if (!order || !hasAutomatedPart(order) || run?.status === 'sent' || run?.status === 'delivered') {
+      if (!order || !awaitsAutomatedPart(order) || run?.status === 'sent' || run?.status === 'delivered') {
         log.info({ orderId, status: order?.status }, 'analysis skipped: order no longer waiting for it');
         return 'skipped';
       }
@@ -362,7 +352,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
       let ended = 0;
       for (const order of await repo.sentBefore(cutoff)) {
         try {
-          if (hasAutomatedPart(order)) await giveUp(order, 'the vendor sent no report in time', log, true);
+          if (awaitsAutomatedPart(order)) await giveUp(order, 'the vendor sent no report in time', log, true);
           else
             await repo.finish(order.id, 'failed', 'the order ended before the vendor reported', deps.now());
           ended++;

@@ -12,6 +12,7 @@ import type { AccessService } from '../access';
 import { actorAudit, type AuditOutcome, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { NotificationsService } from '../notifications';
+import { mayActOnOrder } from '../orders';
 import type { FulfilmentRepository, FulfilmentView } from './fulfilment.repository';
 import type { ReportDelivery } from './report-delivery';
 
@@ -48,7 +49,7 @@ interface Actor {
 export interface FulfilmentDeps {
   repo: FulfilmentRepository;
   delivery: Pick<ReportDelivery, 'deliver'>;
-  access: Pick<AccessService, 'requireStudyAccess'>;
+  access: Pick<AccessService, 'requireOwner'>;
   /** OrdersService.refundOrder: refunds the order's payment in full and records it. */
   refundOrder: (
     orderId: string,
@@ -117,7 +118,7 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
   async function requireAssigned(actor: Actor, orderId: string, meta: RequestMeta, action: string) {
     const view =
       actor.role === 'professional' && UUID.test(orderId) ? await repo.findView(orderId) : undefined;
-    if (!view || view.provider.linkedUserId !== actor.id || view.order.status === 'awaiting_payment') {
+    if (!view || !mayActOnOrder(actor, 'professional', view.order, view.provider)) {
       await audit(actor, action, orderId, meta, {}, 'denied');
       throw new AppError('NOT_FOUND', ORDER_NOT_FOUND);
     }
@@ -135,7 +136,7 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
   /** The caller's own order, or the one 404. */
   async function requireOwn(actor: Actor, orderId: string, meta: RequestMeta, action: string) {
     const view = UUID.test(orderId) ? await repo.findView(orderId) : undefined;
-    if (!view || view.order.userId !== actor.id) {
+    if (!view || !mayActOnOrder(actor, 'buyer', view.order)) {
       await audit(actor, action, orderId, meta, {}, 'denied');
       throw new AppError('NOT_FOUND', ORDER_NOT_FOUND);
     }
@@ -238,10 +239,8 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
       part: 'final' | 'automated' = 'final',
     ): Promise<{ body: Readable; fileName: string }> {
       const view = UUID.test(orderId) ? await repo.findView(orderId) : undefined;
-      const allowed =
-        view &&
-        (view.order.userId === actor.id ||
-          (actor.role === 'professional' && view.provider.linkedUserId === actor.id));
+      // An unpaid order has no report, so the professional's part of the rule answers the same here.
+      const allowed = view && mayActOnOrder(actor, 'buyer_or_professional', view.order, view.provider);
       // 'automated': the automated part of a Complete Analysis Package, there before the order completes.
       const key =
         part === 'automated' ? view?.fulfilment?.automatedReportPdfKey : view?.fulfilment?.reportPdfKey;
@@ -259,17 +258,12 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
       const view = await requireOwn(actor, orderId, meta, 'order.attach_study');
       if (view.order.status !== 'pending_data_upload')
         throw new AppError('CONFLICT', 'Only an order waiting for data can be given another study.');
-      const study = await deps.access.requireStudyAccess(
+      const study = await deps.access.requireOwner(
         { userId: actor.id, role: actor.role, via: 'session', studyId: null },
-        'read',
-        { id: body.studyId },
+        body.studyId,
         meta,
-        { auditAction: 'order.attach_study' },
+        { auditAction: 'order.attach_study', auditTarget: { type: 'order', id: orderId } },
       );
-      if (study.ownerId !== actor.id) {
-        await audit(actor, 'order.attach_study', orderId, meta, { reason: 'not_owner' }, 'denied');
-        throw new AppError('NOT_FOUND', 'Study not found or invalid study ID.');
-      }
       const missing = missingData(view.service, study);
       if (missing) throw new AppError('UNPROCESSABLE', missing);
       const status: 'in_progress' | 'pending_approval' =

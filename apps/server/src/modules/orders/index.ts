@@ -1,5 +1,6 @@
 // modules/orders: what other modules, http/ and the composition root may use. Lint
 // (architecture/import-boundaries) refuses imports of this module's other files from outside it.
+export { awaitsAutomatedPart, mayActOnOrder, type OrderParty } from './order-access';
 export { createOrderEvents, type OrderEventsEmitter } from './order-events';
 export { createOrdersRepository } from './orders.repository';
 export { ordersRoutes } from './orders.routes';

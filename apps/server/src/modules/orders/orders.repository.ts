@@ -133,25 +133,6 @@ export function createOrdersRepository(db: Db) {
       return row!;
     },
 
-    /** The user's order still waiting for payment. */
-    async findAwaiting(orderId: string, userId: string): Promise<OrderRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(orders)
-        .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, 'awaiting_payment')))
-        .limit(1);
-      return row;
-    },
-
-    async findOwnOrder(orderId: string, userId: string): Promise<OrderRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(orders)
-        .where(and(eq(orders.id, orderId), eq(orders.userId, userId)))
-        .limit(1);
-      return row;
-    },
-
     /** Cancels an unpaid order; true when it was still unpaid. */
     async cancelAwaiting(orderId: string, userId: string, at: Date): Promise<boolean> {
       const rows = await db
@@ -172,6 +153,7 @@ export function createOrdersRepository(db: Db) {
       return row?.name;
     },
 
+    /** An order by id (who may act on it is order-access.ts's to say). */
     async findOrder(orderId: string): Promise<OrderRow | undefined> {
       const [row] = await db.select().from(orders).where(eq(orders.id, orderId)).limit(1);
       return row;

@@ -21,6 +21,7 @@ import type { MailService } from '../mail';
 import { paymentReceiptEmail, refundReceiptEmail } from '../mail';
 import type { ServicesService } from '../services';
 import type { UsersRepository } from '../accounts';
+import { mayActOnOrder } from './order-access';
 import type { OrderEventsEmitter } from './order-events';
 import {
   REFUNDABLE_STATUSES,
@@ -87,7 +88,7 @@ export function toPurchase(v: OrderView): Purchase {
 export interface OrdersDeps {
   repo: OrdersRepository;
   catalogue: Pick<ServicesService, 'findOffer'>;
-  access: Pick<AccessService, 'requireStudyAccess'>;
+  access: Pick<AccessService, 'requireOwner'>;
   payments: PaymentsPort;
   users: Pick<UsersRepository, 'findById'>;
   mail: Pick<MailService, 'send'>;
@@ -113,27 +114,13 @@ export function createOrdersService(deps: OrdersDeps) {
   const audit = actorAudit(deps.audit);
 
   /** The caller's own study, or the one 404 (a study shared with them is not theirs to order for). */
-  async function requireOwnStudy(actor: Actor, studyId: string, meta: RequestMeta, auditAction: string) {
-    const study = await deps.access.requireStudyAccess(
+  const requireOwnStudy = (actor: Actor, studyId: string, meta: RequestMeta, auditAction: string) =>
+    deps.access.requireOwner(
       { userId: actor.id, role: actor.role, via: 'session', studyId: null },
-      'read',
-      { id: studyId },
+      studyId,
       meta,
       { auditAction },
     );
-    if (study.ownerId !== actor.id) {
-      await audit(
-        actor,
-        auditAction,
-        { type: 'study', id: study.id },
-        meta,
-        { reason: 'not_owner' },
-        'denied',
-      );
-      throw new AppError('NOT_FOUND', 'Study not found or invalid study ID.');
-    }
-    return study;
-  }
 
   async function requireOffer(
     actor: Actor,
@@ -437,8 +424,8 @@ export function createOrdersService(deps: OrdersDeps) {
 
     /** POST /api/orders/{id}/cancel: only an unpaid order can be cancelled. */
     async cancelOrder(actor: Actor, orderId: string, meta: RequestMeta): Promise<Purchase> {
-      const own = UUID.test(orderId) ? await repo.findOwnOrder(orderId, actor.id) : undefined;
-      if (!own) {
+      const order = UUID.test(orderId) ? await repo.findOrder(orderId) : undefined;
+      if (!order || !mayActOnOrder(actor, 'buyer', order)) {
         await audit(actor, 'order.cancel', { type: 'order', id: orderId }, meta, {}, 'denied');
         throw new AppError('NOT_FOUND', ORDER_NOT_FOUND);
       }
@@ -466,8 +453,9 @@ export function createOrdersService(deps: OrdersDeps) {
         amountCents: number;
       };
       if ('orderId' in body) {
-        const order = await repo.findAwaiting(body.orderId, actor.id);
-        if (!order) {
+        const found = await repo.findOrder(body.orderId);
+        const order = found && mayActOnOrder(actor, 'buyer', found) ? found : undefined;
+        if (!order || order.status !== 'awaiting_payment') {
           await audit(
             actor,
             'payment.intent_create',

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { providerRatingCount, providerRatingMean } from '../../db/provider-rating';
 import { analysisServices, orders, providerRatings, providers, users } from '../../db/schema/index';
@@ -9,14 +9,19 @@ export type RatingRow = typeof providerRatings.$inferSelect;
 export function createRatingsRepository(db: Db) {
   return {
     /** The user's own completed order, with its provider, or undefined. */
-    async findOwnCompletedOrder(
-      userId: string,
+    /** The order a rating is for (who may rate it: modules/orders, order-access.ts). */
+    async findOrder(
       orderId: string,
-    ): Promise<{ id: string; providerId: string } | undefined> {
+    ): Promise<{ id: string; providerId: string; userId: string; status: string } | undefined> {
       const [row] = await db
-        .select({ id: orders.id, providerId: orders.providerId })
+        .select({
+          id: orders.id,
+          providerId: orders.providerId,
+          userId: orders.userId,
+          status: orders.status,
+        })
         .from(orders)
-        .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, 'completed')))
+        .where(eq(orders.id, orderId))
         .limit(1);
       return row;
     },

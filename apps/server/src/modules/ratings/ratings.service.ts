@@ -9,6 +9,7 @@ import type { RecentSignInRule } from '../admin';
 import { actorAudit, type AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
+import { mayActOnOrder } from '../orders';
 import type { RatingRow, RatingsRepository } from './ratings.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,7 +67,9 @@ export function createRatingsService(deps: RatingsDeps) {
   return {
     /** PUT /api/orders/{id}/rating: only the buyer of a completed order; the one 404 otherwise. */
     async rate(actor: Actor, orderId: string, body: RatingBody, meta: RequestMeta): Promise<OrderRating> {
-      const order = UUID.test(orderId) ? await repo.findOwnCompletedOrder(actor.id, orderId) : undefined;
+      const found = UUID.test(orderId) ? await repo.findOrder(orderId) : undefined;
+      const order =
+        found && mayActOnOrder(actor, 'buyer', found) && found.status === 'completed' ? found : undefined;
       if (!order) {
         await audit(actor, 'order.rate', { type: 'order', id: orderId }, meta, {}, 'denied');
         throw new AppError('NOT_FOUND', ORDER_NOT_FOUND);

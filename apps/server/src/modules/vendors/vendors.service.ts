@@ -16,6 +16,7 @@ import { adminChanges, type RecentAdmin, type RecentSignInRule } from '../admin'
 import { actorAudit, type AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { DeliverReport, ReportContent } from '../fulfilment';
+import { awaitsAutomatedPart } from '../orders';
 import {
   createSecretSeal,
   newCredentialToken,
@@ -126,12 +127,13 @@ export function createVendorsService(deps: VendorsDeps) {
       : null;
   }
 
-  /** Whether the order awaits this automated part from a vendor (the access rule says the same). */
+  /** Whether the order awaits this automated part from a vendor (modules/orders, order-access.ts). */
   const awaitsVendor = (v: VendorOrderView) =>
-    (v.service.type === 'AI' && v.order.status === 'in_progress') ||
-    (v.service.type === 'Combined' &&
-      (v.order.status === 'pending_approval' || v.order.status === 'in_progress') &&
-      !v.automatedReportAt);
+    awaitsAutomatedPart({
+      serviceType: v.service.type,
+      status: v.order.status,
+      automatedReportAt: v.automatedReportAt,
+    });
 
   /**
    * POSTs the signed webhook, only to an allowed address (checked as it connects, webhook-target.ts);
