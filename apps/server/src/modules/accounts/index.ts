@@ -11,6 +11,7 @@ export {
 } from './quota';
 export {
   type AccountChanges,
+  adjustStorageUse,
   createUsersRepository,
   type NewUserRow,
   type ProfessionalProfileRow,

@@ -159,3 +159,20 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
   };
 }
 export type UsersRepository = ReturnType<typeof createUsersRepository>;
+
+/**
+ * Moves a user's storage use by `deltaBytes` (negative frees), never below zero: the one place
+ * that changes `users.used_storage_bytes`. It runs in the caller's transaction, so the use moves
+ * with the rows that make it (a processed upload, a deleted study, an ownership move, a delivered
+ * report); the quota itself is checked by `requireWithinQuota` (quota.ts).
+ */
+export async function adjustStorageUse(
+  tx: Pick<Db, 'update'>,
+  userId: string,
+  deltaBytes: number,
+): Promise<void> {
+  await tx
+    .update(users)
+    .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} + ${deltaBytes})` })
+    .where(eq(users.id, userId));
+}

@@ -10,6 +10,9 @@ import {
   studies,
   users,
 } from '../../db/schema/index';
+import { adjustStorageUse } from '../accounts';
+import { awaitsAutomatedPart } from '../orders';
+import { refreshStudyTotals } from '../studies';
 
 export type OrderRow = typeof orders.$inferSelect;
 export type FulfilmentRow = typeof orderFulfilments.$inferSelect;
@@ -49,14 +52,6 @@ export interface ReportInstance {
   sizeBytes: number;
   crc32: number;
   storageKey: string;
-}
-
-/**
- * Whether an order can still take its automated part (Complete Analysis Package): it is paid and
- * open (waiting for or in a professional's hands) and has not had it yet.
- */
-export function isAutomatedPartOpen(o: { status: string; automatedReportAt: Date | null }): boolean {
-  return (o.status === 'pending_approval' || o.status === 'in_progress') && !o.automatedReportAt;
 }
 
 /** Data access of order fulfilment: professionals' work lists, acceptance, delivered reports. */
@@ -261,7 +256,11 @@ export function createFulfilmentRepository(db: Db) {
           .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
           .where(eq(orders.id, p.orderId))
           .for('update', { of: orders });
-        if (p.completeOrder ? order?.status !== 'in_progress' : !order || !isAutomatedPartOpen(order))
+        if (
+          p.completeOrder
+            ? order?.status !== 'in_progress'
+            : !order || !awaitsAutomatedPart({ serviceType: 'Combined', ...order })
+        )
           return false;
         await tx.select({ id: users.id }).from(users).where(eq(users.id, p.ownerId)).for('update');
         const i = p.instance;
@@ -292,20 +291,8 @@ export function createFulfilmentRepository(db: Db) {
         });
         // The report is part of the study the owner keeps, so it counts like their own files;
         // it is delivered even past the quota (it was paid for).
-        await tx
-          .update(users)
-          .set({ usedStorageBytes: sql`${users.usedStorageBytes} + ${i.sizeBytes}` })
-          .where(eq(users.id, p.ownerId));
-        await tx
-          .update(studies)
-          .set({
-            seriesCount: sql`(select count(*)::int from ${series} s where s.study_id = ${studies.id})`,
-            instanceCount: sql`(select count(*)::int from ${instances} x where x.study_id = ${studies.id})`,
-            sizeBytes: sql`(select coalesce(sum(x.size_bytes), 0)::bigint from ${instances} x where x.study_id = ${studies.id})`,
-            modalities: sql`(select coalesce(array_agg(distinct s.modality order by s.modality) filter (where s.modality is not null), '{}'::text[]) from ${series} s where s.study_id = ${studies.id})`,
-            updatedAt: p.at,
-          })
-          .where(eq(studies.id, p.studyId));
+        await adjustStorageUse(tx, p.ownerId, i.sizeBytes);
+        await refreshStudyTotals(tx, [p.studyId], { updatedAt: p.at });
         if (!p.completeOrder) {
           const part = {
             automatedReportAt: p.at,

@@ -8,6 +8,7 @@ import {
   studyShares,
   users,
 } from '../../db/schema/index';
+import { adjustStorageUse } from '../accounts';
 
 export type ShareRow = typeof studyShares.$inferSelect;
 type StudyRow = typeof studies.$inferSelect;
@@ -264,14 +265,8 @@ export function createSharingRepository(db: Db) {
           .set({ ownerId: toId, updatedAt: at })
           .where(eq(studies.id, studyId))
           .returning();
-        await tx
-          .update(users)
-          .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} - ${study.sizeBytes})` })
-          .where(eq(users.id, fromId));
-        await tx
-          .update(users)
-          .set({ usedStorageBytes: sql`${users.usedStorageBytes} + ${study.sizeBytes}` })
-          .where(eq(users.id, toId));
+        await adjustStorageUse(tx, fromId, -study.sizeBytes);
+        await adjustStorageUse(tx, toId, study.sizeBytes);
         await tx
           .update(studyShares)
           .set({ revokedAt: at })

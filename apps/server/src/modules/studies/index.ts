@@ -7,6 +7,7 @@ export {
   createStudiesRepository,
   type IndexedInstance,
   type NewNotification,
+  refreshStudyTotals,
   type StudiesRepository,
   type UploadRow,
 } from './studies.repository';

@@ -15,7 +15,7 @@ import {
   users,
 } from '../../db/schema/index';
 import type { InstanceHeader } from '../../dicom-archive/dicom-header';
-import { quotaOf, requireWithinQuota } from '../accounts';
+import { adjustStorageUse, quotaOf, requireWithinQuota } from '../accounts';
 
 export type StudyRow = typeof studies.$inferSelect;
 export type UploadRow = typeof studyUploads.$inferSelect;
@@ -368,12 +368,7 @@ export function createStudiesRepository(db: Db) {
           quotaOf({ maxStorageBytes: owner.max, usedStorageBytes: owner.used }, p.defaultMaxBytes),
           delta,
         );
-        if (delta !== 0) {
-          await tx
-            .update(users)
-            .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} + ${delta})` })
-            .where(eq(users.id, p.ownerId));
-        }
+        if (delta !== 0) await adjustStorageUse(tx, p.ownerId, delta);
         // Replaced objects become this upload's to delete once it is committed.
         if (replacedKeys.length > 0) {
           for (const part of chunks(replacedKeys)) {
@@ -509,12 +504,7 @@ export function createStudiesRepository(db: Db) {
           .where(eq(instances.studyId, studyId));
         await tx.delete(studies).where(eq(studies.id, studyId));
         const bytes = Number(sum?.bytes ?? 0);
-        if (bytes > 0) {
-          await tx
-            .update(users)
-            .set({ usedStorageBytes: sql`greatest(0, ${users.usedStorageBytes} - ${bytes})` })
-            .where(eq(users.id, ownerId));
-        }
+        if (bytes > 0) await adjustStorageUse(tx, ownerId, -bytes);
         return true;
       });
     },
@@ -528,14 +518,31 @@ async function refreshAggregates(db: Db, studyIds: string[]): Promise<void> {
     .update(series)
     .set({ instanceCount: sql`(select count(*)::int from ${instances} i where i.series_id = ${series.id})` })
     .where(inArray(series.studyId, studyIds));
-  await db
+  await refreshStudyTotals(db, studyIds, {
+    bodyPart: sql`coalesce(${studies.bodyPart}, (select s.body_part from ${series} s where s.study_id = ${studies.id} and s.body_part is not null limit 1))`,
+  });
+}
+
+/**
+ * Recomputes studies' totals (series, instances, bytes, modalities) from their series and
+ * instances rows: the one place they are written, for ingest (above) and delivered reports
+ * (modules/fulfilment). `also` sets other columns in the same statement. Runs in the caller's
+ * transaction.
+ */
+export async function refreshStudyTotals(
+  tx: Pick<Db, 'update'>,
+  studyIds: string[],
+  also: { bodyPart?: SQL; updatedAt?: Date } = {},
+): Promise<void> {
+  if (studyIds.length === 0) return;
+  await tx
     .update(studies)
     .set({
       seriesCount: sql`(select count(*)::int from ${series} s where s.study_id = ${studies.id})`,
       instanceCount: sql`(select count(*)::int from ${instances} i where i.study_id = ${studies.id})`,
       sizeBytes: sql`(select coalesce(sum(i.size_bytes), 0)::bigint from ${instances} i where i.study_id = ${studies.id})`,
       modalities: sql`(select coalesce(array_agg(distinct s.modality order by s.modality) filter (where s.modality is not null), '{}'::text[]) from ${series} s where s.study_id = ${studies.id})`,
-      bodyPart: sql`coalesce(${studies.bodyPart}, (select s.body_part from ${series} s where s.study_id = ${studies.id} and s.body_part is not null limit 1))`,
+      ...also,
     })
     .where(inArray(studies.id, studyIds));
 }
