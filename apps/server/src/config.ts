@@ -63,6 +63,8 @@ const envSchema = z.object({
   /** Accept http:// vendor webhooks to this machine (127.0.0.1, localhost) in production too; always accepted elsewhere. */
   VENDOR_ALLOW_LOOPBACK: bool.default(false),
   DEMO_DATA: bool.default(false),
+  /** `serve` runs the jobs too; `false` makes an API-only node (PostgreSQL only; run `worker` processes for the jobs). */
+  SERVE_RUNS_JOBS: bool.default(true),
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -101,6 +103,10 @@ function crossFieldIssues(env: Record<string, string | undefined>): string[] {
     const missing = env.RECAPTCHA_SITE_KEY === undefined ? 'RECAPTCHA_SITE_KEY' : 'RECAPTCHA_SECRET_KEY';
     issues.push(`  ${missing}: both reCAPTCHA keys must be set together`);
   }
+  if (['false', '0', 'no'].includes(env.SERVE_RUNS_JOBS ?? '') && !env.DATABASE_URL)
+    issues.push(
+      '  SERVE_RUNS_JOBS: only PostgreSQL (DATABASE_URL) can have API-only nodes; on the embedded database `serve` runs the jobs',
+    );
   const stripeKeys = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'];
   const stripeSet = stripeKeys.filter((k) => env[k] !== undefined);
   if (stripeSet.length > 0 && stripeSet.length < stripeKeys.length) {
@@ -150,6 +156,8 @@ export interface Config {
    * sample studies (`npm run demo`, src/modules/demo/demo.service.ts).
    */
   demoData: boolean;
+  /** Whether `serve` runs job handlers as well as the API (SERVE_RUNS_JOBS; `serve --no-jobs` turns it off). */
+  serveRunsJobs: boolean;
   /** Whether http:// vendor webhooks to this machine are accepted (not production, or VENDOR_ALLOW_LOOPBACK). */
   vendorAllowLoopback: boolean;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
@@ -225,6 +233,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     vendorWebhookTimeoutMs: Math.round(e.VENDOR_WEBHOOK_TIMEOUT_SECONDS * 1000),
     vendorAllowLoopback: e.NODE_ENV !== 'production' || e.VENDOR_ALLOW_LOOPBACK,
     demoData: e.DEMO_DATA,
+    serveRunsJobs: e.SERVE_RUNS_JOBS,
     recaptcha:
       e.RECAPTCHA_SITE_KEY && e.RECAPTCHA_SECRET_KEY
         ? { siteKey: e.RECAPTCHA_SITE_KEY, secretKey: e.RECAPTCHA_SECRET_KEY }

@@ -11,11 +11,14 @@ import { ensureAdmin } from './seed';
 import { createServices } from './services';
 import { tuneHeapForUploads } from './heap-tuning';
 
-/** `serve` (API + SPA + jobs) | `worker` (jobs only) | `migrate` | `seed` */
-async function main(command: string): Promise<void> {
+/** `serve` (API + SPA + jobs; `serve --no-jobs`: API + SPA) | `worker` (jobs only) | `migrate` | `seed` */
+async function main(command: string, flags: string[]): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    // `serve --no-jobs` is SERVE_RUNS_JOBS=false: an API-only node, with `worker` processes beside it.
+    config = loadConfig(
+      flags.includes('--no-jobs') ? { ...process.env, SERVE_RUNS_JOBS: 'false' } : process.env,
+    );
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -30,13 +33,13 @@ async function main(command: string): Promise<void> {
 
   switch (command) {
     case 'serve': {
-      const services = await createServices(config, log, { runWorkers: true });
+      const services = await createServices(config, log, { runWorkers: config.serveRunsJobs });
       await ensureAdmin(services);
       if (config.demoData) await ensureDemoData(services);
       const app = await buildApp(services, { webDistDir });
       await app.listen({ port: config.port, host: config.host });
       log.info(
-        `Medical Imaging is ready at ${config.publicUrl} (database: ${services.database.kind}, storage: ${services.storage.kind}, mail: ${services.mailer.kind})`,
+        `Medical Imaging is ready at ${config.publicUrl} (database: ${services.database.kind}, storage: ${services.storage.kind}, mail: ${services.mailer.kind}, jobs: ${config.serveRunsJobs ? 'run here' : 'left to worker processes'})`,
       );
       // The viewer has its own origin, so nothing of the app (cookies, storage) is reachable from it.
       const viewerApp = await buildViewerApp(services, {
@@ -114,7 +117,7 @@ function onShutdown(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
 }
 
-main(process.argv[2] ?? 'serve').catch((err) => {
+main(process.argv[2] ?? 'serve', process.argv.slice(3)).catch((err) => {
   if (err instanceof DataDirLockedError) {
     console.error(err.message);
     process.exit(75);

@@ -24,7 +24,12 @@ import { createSessionIssuer } from './modules/auth';
 import { createSessionCache, type SessionCache } from './modules/auth';
 import { createSessionsRepository } from './modules/auth';
 import { createSignInProtection } from './modules/auth';
-import { createThrottle } from './modules/rate-limit';
+import {
+  createRequestWindows,
+  createSpentChallenges,
+  createThrottle,
+  type RequestWindows,
+} from './modules/rate-limit';
 import { createMailService, type MailService } from './modules/mail';
 import { sendEmailJob } from './modules/mail';
 import { createUsersRepository, type UsersRepository } from './modules/accounts';
@@ -105,6 +110,8 @@ export interface Services {
   storage: ObjectStorage;
   mailer: Mailer;
   captcha: CaptchaVerifier;
+  /** Per-address request counters of the rate-limited routes, shared by every API process. */
+  requestWindows: RequestWindows;
   queue: JobQueue;
   jobs: readonly JobDefinition[];
   audit: AuditRecorder;
@@ -188,8 +195,6 @@ export interface ServiceOptions {
   inMemoryDatabase?: boolean;
   /** With inMemoryDatabase: start from this copy of a migrated database (tests; see db/client.ts). */
   databaseImage?: Blob;
-  /** Tests: replace a port with another real adapter. */
-  captcha?: CaptchaVerifier;
   /** Tests: a movable clock for expiries (codes, tokens, sessions). */
   now?: () => Date;
 }
@@ -222,7 +227,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const mailer = config.smtpUrl
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
       : createOutboxMailer(outbox, log);
-    const captcha = opts.captcha ?? createCaptchaVerifier(config);
+    const captcha = createCaptchaVerifier(config, createSpentChallenges(database.db));
 
     // Ports and repositories, each built once.
     queue = await startJobQueue(database, log);
@@ -644,6 +649,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       storage,
       mailer,
       captcha,
+      requestWindows: createRequestWindows(database.db),
       queue,
       jobs: queue.jobs,
       audit,

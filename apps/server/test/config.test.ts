@@ -61,4 +61,13 @@ describe('configuration', () => {
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: '', PORT: '' }).port).toBe(3000);
   });
+
+  it('runs jobs in serve unless told not to, which only PostgreSQL allows', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).serveRunsJobs).toBe(true);
+    const pg = { DATA_DIR: dataDir(), DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };
+    expect(loadConfig({ ...pg, SERVE_RUNS_JOBS: 'false' }).serveRunsJobs).toBe(false);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SERVE_RUNS_JOBS: 'false' })).toThrow(
+      /SERVE_RUNS_JOBS: only PostgreSQL/,
+    );
+  });
 });

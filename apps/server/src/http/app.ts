@@ -52,6 +52,7 @@ import { installCsrfGuard } from './csrf-guard';
 import { installInputGuard } from './input-guard';
 import { publicOpenApiDocument } from './openapi-document';
 import { SERVER_TIMEOUTS } from './server-timeouts';
+import { sharedRateLimitStore } from './rate-limit-store';
 
 export interface AppOptions {
   /** Directory of the built SPA; when it exists, `/` and unknown non-API paths serve it. */
@@ -139,7 +140,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     referrerPolicy: { policy: 'no-referrer' },
   });
   await app.register(fastifyCookie);
-  await app.register(fastifyRateLimit, { global: false });
+  // Limits count across API processes: the counters live in the database (http/rate-limit-store.ts).
+  await app.register(fastifyRateLimit, {
+    global: false,
+    store: sharedRateLimitStore(services.requestWindows),
+  });
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Medical Imaging API', version: '3.0.0' },

@@ -10,7 +10,6 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { buildApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
-import { createAltchaVerifier } from '../../src/ports/captcha/altcha-verifier';
 import { createServices, type Services } from '../../src/services';
 
 export interface TestContext {
@@ -66,17 +65,16 @@ export async function createTestContext(
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // A cheap but real ALTCHA challenge keeps tests fast.
+    ALTCHA_COST: '10',
     SESSION_SECRET: opts.sameDatabaseAs?.services.config.sessionSecret ?? randomBytes(32).toString('hex'),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  // A cheap but real ALTCHA challenge keeps tests fast.
-  const captcha = createAltchaVerifier(config.sessionSecret, { cost: 10 });
   const services = await createServices(config, createLogger('silent'), {
     runWorkers: true,
     inMemoryDatabase: !databaseUrl,
     databaseImage: databaseUrl ? undefined : await pgliteImage(),
-    captcha,
     now: opts.now,
   });
   const app = await buildApp(services, { logRequests: false });
@@ -94,7 +92,7 @@ export async function createTestContext(
               url: `/api/auth/captcha/challenge?${new URLSearchParams({ email }).toString()}`,
             })
           ).json() as Challenge)
-        : ((await captcha.createChallenge!()) as Challenge);
+        : ((await services.captcha.createChallenge!()) as Challenge);
       const solution = await solveChallenge({ challenge, deriveKey });
       return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
     },

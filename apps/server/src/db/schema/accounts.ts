@@ -127,3 +127,22 @@ export const authThrottleHits = pgTable(
   },
   (t) => [index('auth_throttle_hits_key_at_idx').on(t.key, t.at)],
 );
+
+/**
+ * Solved captcha challenges, each accepted once: the primary key makes the second use fail on
+ * every API process at once. Kept until the challenge would have expired anyway.
+ */
+export const spentCaptchaChallenges = pgTable('spent_captcha_challenges', {
+  challengeId: text('challenge_id').primaryKey(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+/**
+ * Per-address request counters of the rate-limited routes (fixed windows), shared by every API
+ * process so a limit counts the requests of all of them (http/rate-limit-store.ts).
+ */
+export const rateLimitWindows = pgTable('rate_limit_windows', {
+  key: text('key').primaryKey(),
+  windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+  hits: integer('hits').notNull(),
+});

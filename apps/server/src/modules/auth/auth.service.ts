@@ -27,7 +27,11 @@ export type SignInResult =
 
 export const INVALID_CREDENTIALS = 'Invalid email or password. Please try again.';
 export const ACCOUNT_DISABLED = 'This account has been disabled. Please contact support.';
-export const CAPTCHA_MESSAGE = 'reCAPTCHA verification failed. Please try again.';
+/** The refusal names the captcha in use: reCAPTCHA's is the spec's text (docs/spec-deviations.md). */
+export const CAPTCHA_MESSAGE = {
+  recaptcha: 'reCAPTCHA verification failed. Please try again.',
+  altcha: 'Captcha verification failed. Please try again.',
+} as const;
 const GENERIC_REGISTRATION_FAILURE = 'Registration failed. Please try again.';
 const GOOGLE_FAILURE = 'Google sign-in failed. Please try again.';
 const TOO_MANY_LOGINS = 'Too many sign-in attempts. Please wait 15 minutes and try again.';
@@ -93,7 +97,7 @@ export function createAuthService(deps: Deps) {
       ip: meta.ip,
       details: { reason: 'captcha' },
     });
-    throw new AppError('CAPTCHA_FAILED', CAPTCHA_MESSAGE);
+    throw new AppError('CAPTCHA_FAILED', CAPTCHA_MESSAGE[deps.captcha.provider]);
   }
 
   /** Every first factor ends here: the second factor when enabled, otherwise a session. */

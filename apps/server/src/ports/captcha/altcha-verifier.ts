@@ -1,21 +1,36 @@
 import { createHmac } from 'node:crypto';
 import { createChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
-import { CappedMap, create } from 'altcha-lib/frameworks/fastify';
-import type { CaptchaVerifier } from './captcha';
+import { create } from 'altcha-lib/frameworks/fastify';
+import type { CaptchaVerifier, SpentChallengeStore } from './captcha';
 
 const CHALLENGE_TTL_MS = 10 * 60_000;
 
 /**
  * ALTCHA proof-of-work: the browser spends a little CPU, nothing leaves the machine.
- * Solved challenges are remembered (bounded map) so one solution cannot be replayed.
+ * Solved challenges are recorded as spent in `spent` (the database), so one solution cannot be
+ * replayed on this process or any other.
  */
-export function createAltchaVerifier(secret: string, opts: { cost?: number } = {}): CaptchaVerifier {
+export function createAltchaVerifier(
+  secret: string,
+  spent: SpentChallengeStore,
+  opts: { cost?: number } = {},
+): CaptchaVerifier {
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest('hex');
   const hmacSignatureSecret = derive('altcha-signature');
   const hmacKeySignatureSecret = derive('altcha-key-signature');
   const baseCost = opts.cost ?? 1_000;
-  const usedChallenges = new CappedMap<string, boolean>({ maxSize: 50_000 });
+  // A challenge expires at most CHALLENGE_TTL_MS after it was made; it is kept as spent until then.
+  const usedChallenges = {
+    setIfAbsent: (challengeId: string) => spent.spend(challengeId, new Date(Date.now() + CHALLENGE_TTL_MS)),
+    // altcha-lib uses setIfAbsent when there is one; these two are never called.
+    get: () => {
+      throw new Error('spent challenges are checked with setIfAbsent');
+    },
+    set: () => {
+      throw new Error('spent challenges are recorded with setIfAbsent');
+    },
+  };
   // Only its payload-verification helper is used; routes are ours.
   const { verify } = create({
     deriveKey,

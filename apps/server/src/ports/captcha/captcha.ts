@@ -11,3 +11,12 @@ export interface CaptchaVerifier {
   /** `hardness`: the solved challenge must have been at least this many times the ordinary work (ALTCHA only). */
   verify(token: string | undefined, remoteIp: string, opts?: { hardness?: number }): Promise<boolean>;
 }
+
+/**
+ * Where solved challenges are recorded as spent, shared by every API process (the database, see
+ * modules/rate-limit): a solution is accepted once, whichever process sees it.
+ */
+export interface SpentChallengeStore {
+  /** Records the challenge as spent until `expiresAt`; false when it already was. */
+  spend(challengeId: string, expiresAt: Date): Promise<boolean>;
+}

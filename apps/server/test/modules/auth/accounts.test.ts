@@ -1164,7 +1164,7 @@ describe('registration', () => {
     });
     expect(noCaptcha.statusCode).toBe(400);
     expect(noCaptcha.json()).toEqual({
-      error: 'reCAPTCHA verification failed. Please try again.',
+      error: 'Captcha verification failed. Please try again.',
       code: 'CAPTCHA_FAILED',
     });
 

@@ -49,7 +49,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
     setInvalidCredentials(false);
     const captcha = (await captchaRef.current?.getToken()) ?? null;
     if (!captcha) {
-      toastCaptchaError();
+      toastCaptchaError(config?.captcha.provider);
       return;
     }
     try {
@@ -68,7 +68,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
     } catch (err) {
       captchaRef.current?.reset();
       if (isApiError(err, 'INVALID_CREDENTIALS')) setInvalidCredentials(true);
-      else if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError();
+      else if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError(config?.captcha.provider);
       else toastError(errorMessage(err));
     }
   };

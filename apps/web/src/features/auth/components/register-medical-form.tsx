@@ -93,7 +93,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
   const onSubmit = async (values: RegisterMedicalValues) => {
     const captcha = (await captchaRef.current?.getToken()) ?? null;
     if (!captcha) {
-      toastCaptchaError();
+      toastCaptchaError(config?.captcha.provider);
       return;
     }
     try {
@@ -117,7 +117,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
       });
     } catch (err) {
       captchaRef.current?.reset();
-      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError();
+      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError(config?.captcha.provider);
       else
         toastError(
           isApiError(err) && err.serverMessage ? err.serverMessage : 'Registration failed. Please try again.',

@@ -72,7 +72,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
   const onSubmit = async (values: RegisterPatientValues) => {
     const captcha = (await captchaRef.current?.getToken()) ?? null;
     if (!captcha) {
-      toastCaptchaError();
+      toastCaptchaError(config?.captcha.provider);
       return;
     }
     let registered: LoginResponse;
@@ -88,7 +88,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
       });
     } catch (err) {
       captchaRef.current?.reset();
-      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError();
+      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError(config?.captcha.provider);
       else
         toastError(
           isApiError(err) && err.serverMessage ? err.serverMessage : 'Registration failed. Please try again.',
