@@ -404,4 +404,39 @@ describe('Admin → Services', () => {
       offsetMs -= 16 * 60_000;
     }
   });
+
+  it('holds in the services themselves: a caller that is not a route (a job, another module) cannot skip it', async () => {
+    const meta = { requestId: 'direct-call', ip: '127.0.0.1' };
+    const session = (await ctx.services.auth.authenticate(await signIn(), meta))!;
+    const service = (await adminList()).find((s) => s.name === 'Pediatric Imaging Review')!;
+    offsetMs += 16 * 60_000;
+    try {
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['catalogue', () => ctx.services.catalogueAdmin.retire(session, service.id, meta)],
+        ['help', () => ctx.services.help.admin.delete(session, '00000000-0000-4000-8000-000000000000', meta)],
+        ['providers', () => ctx.services.providers.admin.retire(session, providerIds[0]!, meta)],
+        ['vendors', () => ctx.services.vendors.admin.remove(session, providerIds[0]!, meta)],
+        ['professionals', () => ctx.services.professionals.approve(session, adminId, meta)],
+      ];
+      for (const [name, call] of calls)
+        await expect(call(), name).rejects.toMatchObject({ code: 'REAUTH_REQUIRED' });
+      const denied = await db()
+        .select()
+        .from(auditEvents)
+        .where(eq(auditEvents.requestId, 'direct-call'))
+        .orderBy(desc(auditEvents.at));
+      expect(denied.map((r) => [r.action, r.outcome]).sort()).toEqual(
+        [
+          ['help.admin_change', 'denied'],
+          ['provider.admin_change', 'denied'],
+          ['provider.admin_change', 'denied'],
+          ['service.admin_change', 'denied'],
+          ['user.status_change', 'denied'],
+        ].sort(),
+      );
+      expect((await adminList()).find((s) => s.id === service.id)?.retiredAt).toBeNull();
+    } finally {
+      offsetMs -= 16 * 60_000;
+    }
+  });
 });
