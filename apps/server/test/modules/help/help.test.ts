@@ -363,6 +363,13 @@ describe('authoring', () => {
       'content-type': 'text/html',
     });
     expect(wrongType.statusCode).toBe(415);
+    const empty = await call(admin, 'POST', '/api/admin/kb/images', Buffer.alloc(0), {
+      'content-type': 'image/png',
+    });
+    expect([empty.statusCode, empty.json()]).toEqual([
+      400,
+      { error: 'Choose a picture to upload.', code: 'BAD_REQUEST' },
+    ]);
     const [upload] = await ctx.services.database.db
       .select({ actorId: auditEvents.actorId })
       .from(auditEvents)
