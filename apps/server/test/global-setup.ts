@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { createServices } from '../src/services';
+import { createPostgresDatabase, dropPostgresDatabase, testConfig } from './helpers/test-database';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,21 +21,11 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const dir = await mkdtemp(path.join(tmpdir(), 'mi-test-template-'));
   const adminUrl = process.env.DATABASE_URL;
-  const name = `mi_test_template_${randomBytes(6).toString('hex')}`;
-  let databaseUrl: string | undefined;
-  if (adminUrl) {
-    await onPostgres(adminUrl, `create database ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-  }
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATA_DIR: dir,
-    LOG_LEVEL: 'silent',
-    SESSION_SECRET: randomBytes(32).toString('hex'),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
+  const database = adminUrl
+    ? await createPostgresDatabase(adminUrl, { prefix: 'mi_test_template' })
+    : undefined;
+  const databaseUrl = database?.url;
+  const config = testConfig({ dataDir: dir, databaseUrl });
   const services = await createServices(config, createLogger('silent'), {
     runWorkers: false,
     inMemoryDatabase: !databaseUrl,
@@ -51,21 +39,11 @@ export default async function setup(project: TestProject) {
   }
   project.provide(
     'databaseTemplate',
-    databaseUrl ? { kind: 'postgres', name } : { kind: 'pglite', imagePath },
+    database ? { kind: 'postgres', name: database.name } : { kind: 'pglite', imagePath },
   );
 
   return async () => {
     await rm(dir, { recursive: true, force: true });
-    if (adminUrl) await onPostgres(adminUrl, `drop database if exists ${name} with (force)`);
+    if (adminUrl && database) await dropPostgresDatabase(adminUrl, database.name);
   };
-}
-
-async function onPostgres(url: string, statement: string) {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
 }

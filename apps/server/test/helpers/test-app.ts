@@ -1,16 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
-import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig } from '../../src/config';
 import { buildApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import { createServices, type Services } from '../../src/services';
+import { createPostgresDatabase, dropPostgresDatabase, testConfig } from './test-database';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -49,27 +47,18 @@ export async function createTestContext(
   if (opts.sameDatabaseAs && !databaseUrl)
     throw new Error('two app instances need PostgreSQL (DATABASE_URL)');
   if (adminUrl) {
-    dbName = `mi_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
     const template = databaseTemplate();
-    await admin.query(
-      `create database ${dbName}${template?.kind === 'postgres' ? ` template ${template.name}` : ''}`,
-    );
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
+    const created = await createPostgresDatabase(adminUrl, {
+      template: template?.kind === 'postgres' ? template.name : undefined,
+    });
+    dbName = created.name;
+    databaseUrl = created.url;
   }
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    // A cheap but real ALTCHA challenge keeps tests fast.
-    ALTCHA_COST: '10',
-    SESSION_SECRET: opts.sameDatabaseAs?.services.config.sessionSecret ?? randomBytes(32).toString('hex'),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...env,
+  const config = testConfig({
+    dataDir,
+    databaseUrl,
+    sessionSecret: opts.sameDatabaseAs?.services.config.sessionSecret,
+    env,
   });
   const services = await createServices(config, createLogger('silent'), {
     runWorkers: true,
@@ -100,12 +89,7 @@ export async function createTestContext(
       await app.close();
       await services.close();
       await rm(dataDir, { recursive: true, force: true });
-      if (adminUrl && dbName) {
-        const admin = new pg.Client({ connectionString: adminUrl });
-        await admin.connect();
-        await admin.query(`drop database if exists ${dbName} with (force)`);
-        await admin.end();
-      }
+      if (adminUrl && dbName) await dropPostgresDatabase(adminUrl, dbName);
     },
   };
 }
