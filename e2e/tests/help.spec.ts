@@ -133,7 +133,8 @@ test('a user browses categories and pages, searches, opens an article and goes b
   await page.getByRole('link', { name: /^Read more: Uploading a study from files/ }).click();
   const shot = page.getByTestId('article-content').getByRole('img').first();
   await expect(shot).toBeVisible();
-  expect(await shot.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
+  // Visible is not loaded: wait for the picture itself.
+  await expect.poll(() => shot.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
 
   // Return to Home leaves the help centre.
   await page.getByRole('link', { name: 'Return to Home' }).click();
@@ -195,6 +196,16 @@ test('an admin writes and publishes an article with an image; users see it, and 
   }, src);
   await expect(editor.getByText('Pasted')).toBeVisible();
   expect(await editor.locator('[onerror]').count()).toBe(0);
+
+  // Pasted pictures come without a description; the editor says so until each one is described.
+  const undescribed = admin.getByRole('status').filter({ hasText: /no description/ });
+  await expect(undescribed).toBeVisible();
+  admin.on('dialog', (dialog) => void dialog.accept('The findings section of a report'));
+  for (const image of await editor.locator('img:not([alt]), img[alt=""]').all()) {
+    await image.click();
+    await admin.getByRole('button', { name: 'Describe image' }).click();
+  }
+  await expect(undescribed).toHaveCount(0);
 
   // Preview shows it as readers will see it.
   await admin.getByRole('button', { name: 'Preview' }).click();

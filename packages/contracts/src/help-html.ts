@@ -64,6 +64,9 @@ const OPTIONS: sanitizeHtml.IOptions = {
       }
       return { tagName, attribs: out };
     },
+    // An image nobody described is announced as nothing rather than by its address; the editor
+    // asks for a description of each (features/admin help-rich-text-editor.tsx).
+    img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, alt: attribs.alt ?? '' } }),
   },
   exclusiveFilter: (frame) => frame.tag === 'img' && !isOwnImage(frame.attribs.src),
 };

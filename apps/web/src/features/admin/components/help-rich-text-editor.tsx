@@ -7,6 +7,7 @@ import {
   Heading3,
   ImagePlus,
   Italic,
+  Captions,
   Link2,
   List,
   ListOrdered,
@@ -75,6 +76,7 @@ function Toolbar({
       ordered: e.isActive('orderedList'),
       quote: e.isActive('blockquote'),
       link: e.isActive('link'),
+      image: e.isActive('image'),
       canUndo: e.can().undo(),
       canRedo: e.can().redo(),
     }),
@@ -86,6 +88,12 @@ function Toolbar({
     if (href === null) return;
     if (href.trim() === '') chain().extendMarkRange('link').unsetLink().run();
     else chain().extendMarkRange('link').setLink({ href: href.trim() }).run();
+  };
+  // Readers with a screen reader hear this description in place of the picture.
+  const describeImage = () => {
+    const previous = (editor.getAttributes('image').alt as string | undefined) ?? '';
+    const alt = window.prompt('Describe the image for readers who cannot see it', previous);
+    if (alt !== null) chain().updateAttributes('image', { alt: alt.trim() }).run();
   };
   return (
     <div role="toolbar" aria-label="Formatting" className="flex flex-wrap gap-0.5 border-b bg-muted/40 p-1">
@@ -128,6 +136,9 @@ function Toolbar({
       <ToolButton label="Insert image" disabled={uploading} onClick={onImage}>
         {uploading ? <Spinner className="size-4" /> : <ImagePlus className="size-4" aria-hidden="true" />}
       </ToolButton>
+      <ToolButton label="Describe image" disabled={!state.image} onClick={describeImage}>
+        <Captions className="size-4" aria-hidden="true" />
+      </ToolButton>
       <span className="mx-1 w-px bg-border" aria-hidden="true" />
       <ToolButton label="Undo" disabled={!state.canUndo} onClick={() => chain().undo().run()}>
         <Undo2 className="size-4" aria-hidden="true" />
@@ -136,6 +147,27 @@ function Toolbar({
         <Redo2 className="size-4" aria-hidden="true" />
       </ToolButton>
     </div>
+  );
+}
+
+/** Pictures without a description (pasted ones, usually): said under the editor until described. */
+function UndescribedImages({ editor }: { editor: Editor }) {
+  const count = useEditorState({
+    editor,
+    selector: ({ editor: e }) => {
+      let n = 0;
+      e.state.doc.descendants((node) => {
+        if (node.type.name === 'image' && !String(node.attrs.alt ?? '').trim()) n++;
+      });
+      return n;
+    },
+  });
+  if (count === 0) return null;
+  return (
+    <p role="status" className="border-t bg-muted/40 px-4 py-2 text-sm text-muted-foreground">
+      {count === 1 ? '1 image has' : `${count} images have`} no description: select it and choose 'Describe
+      image'. Until then readers with a screen reader are told nothing about it.
+    </p>
   );
 }
 
@@ -207,6 +239,7 @@ export function HelpRichTextEditor({
     >
       {editor && <Toolbar editor={editor} uploading={uploading} onImage={() => fileInput.current?.click()} />}
       <EditorContent editor={editor} />
+      {editor && <UndescribedImages editor={editor} />}
       <input
         ref={fileInput}
         id={fileId}
