@@ -1,5 +1,6 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
@@ -158,4 +159,11 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Whether `moto_server` is on PATH (tests that need it skip, saying so, when it is not). */
+export function motoInstalled(): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && existsSync(path.join(dir, 'moto_server')));
 }

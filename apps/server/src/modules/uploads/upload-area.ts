@@ -5,11 +5,11 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { FileStore } from '@tus/file-store';
-import { S3Store } from '@tus/s3-store';
 import { ERRORS, type DataStore } from '@tus/utils';
 import yauzl from 'yauzl';
 import type { Config } from '../../config';
 import type { ObjectStorage } from '../../ports/storage/storage';
+import { DurableS3Store } from './durable-s3-store';
 import { OBJECT_NAME } from './upload-paths';
 
 /** What processing needs to know about a tus upload. */
@@ -92,7 +92,8 @@ export function createUploadArea(
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     } as const;
-    const datastore = new S3Store({
+    // Pending bytes short of a part stay in the bucket until replaced (durable-s3-store.ts).
+    const datastore = new DurableS3Store({
       partSize: 16 * 1024 * 1024,
       expirationPeriodInMilliseconds: expiryMs,
       s3ClientConfig: { bucket: s3.bucket, ...clientConfig },
