@@ -4,8 +4,8 @@ import path from 'node:path';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 
-// The real server as its own process (`main.ts serve`, the way `npm start` runs it), for tests that
-// kill it: process.test.ts and crash-recovery.test.ts.
+// The real server as its own process (`main.ts serve`, the way `npm start` runs it, or `main.ts
+// worker`), for tests that kill it: process.test.ts, crash-recovery.test.ts and multi-node.test.ts.
 
 const serverDir = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
@@ -31,9 +31,19 @@ export interface ServerProcess {
   output(): string;
 }
 
-/** Starts `main.ts serve` on the embedded database with a trivial captcha cost; `env` adds to it. */
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+export interface StartOptions {
+  /** `serve` (the default) or `worker`; `args` follow it (`['--no-jobs']`). */
+  command?: 'serve' | 'worker';
+  args?: string[];
+}
+
+/**
+ * Starts `main.ts serve` on the embedded database with a trivial captcha cost; `env` adds to it (a
+ * DATABASE_URL in it puts the process on PostgreSQL).
+ */
+export function startServer(env: Record<string, string>, opts: StartOptions = {}): ServerProcess {
+  const argv = ['--import', 'tsx', 'src/main.ts', opts.command ?? 'serve', ...(opts.args ?? [])];
+  const child = spawn(process.execPath, argv, {
     cwd: serverDir,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ALTCHA_COST: '1', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,9 +75,13 @@ export async function waitHealthy(base: string, server: ServerProcess, timeoutMs
   throw new Error('server did not become healthy');
 }
 
-/** A solved ALTCHA payload from the server's own challenge endpoint. */
-export async function captcha(base: string): Promise<string> {
-  const challenge = (await (await fetch(`${base}/api/auth/captcha/challenge`)).json()) as Parameters<
+/**
+ * A solved ALTCHA payload from the server's own challenge endpoint; with `email`, as hard as sign-ins
+ * to that account currently need.
+ */
+export async function captcha(base: string, email?: string): Promise<string> {
+  const query = email ? `?${new URLSearchParams({ email }).toString()}` : '';
+  const challenge = (await (await fetch(`${base}/api/auth/captcha/challenge${query}`)).json()) as Parameters<
     typeof solveChallenge
   >[0]['challenge'];
   const solution = await solveChallenge({ challenge, deriveKey });
