@@ -396,7 +396,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     expect(Date.now() - loggedOutAt).toBeLessThan(1_000);
   });
 
-  it('refuses a shared study on the other node within 1 s of the share being revoked on one', async () => {
+  it('shows a share made on one node in the recipient’s list and notifications on the other within 1 s, and refuses the study there within 1 s of its revocation', async () => {
     onTestFailed(showOutput);
     expect(studyId, 'the processing test ran').not.toBe('');
     const email = `reader-${randomUUID()}@example.com`;
@@ -419,15 +419,38 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       body: { shareMedicalData: true },
     });
     expect(allowed.status).toBe(200);
-    const shared = await call('/api/users/shares', { token: user.token, body: { email, studyId } });
-    expect(shared.status).toBe(201);
-    const shareId = ((await shared.json()) as { data: { id: string } }).data.id;
     const [one, other] = api as [Node, Node];
+    const readerGet = (pathname: string, base: string) => call(pathname, { token: reader.authToken, base });
+    const sharedWithReader = async (base: string) =>
+      (
+        (await (await readerGet(`/api/users/shares/targetUser/${reader.id}`, base)).json()) as {
+          data: Array<{ _id: string }>;
+        }
+      ).data.map((x) => x._id);
+    // The reader's Shared Studies list is read (and cached) on the other node before the share.
+    expect(await sharedWithReader(other.url)).toEqual([]);
+    const shared = await call('/api/users/shares', {
+      token: user.token,
+      base: one.url,
+      body: { email, studyId },
+    });
+    expect(shared.status).toBe(201);
+    const sharedAt = Date.now();
+    const shareId = ((await shared.json()) as { data: { id: string } }).data.id;
+    // The other node's list and the reader's notifications show it within 1 s (the web app polls them).
+    await until(
+      async () => ((await sharedWithReader(other.url)).includes(studyId) ? true : undefined),
+      1_000,
+      'the share in the Shared Studies list on the other node',
+      20,
+    );
+    expect(Date.now() - sharedAt).toBeLessThan(1_000);
+    const notes = (await (await readerGet('/api/notifications/', other.url)).json()) as {
+      data: Array<{ title: string }>;
+    };
+    expect(notes.data.map((n) => n.title)).toContain('A study was shared with you');
     for (const node of api)
-      expect(
-        (await call(`/api/studies/study/${studyId}`, { token: reader.authToken, base: node.url })).status,
-        node.name,
-      ).toBe(200);
+      expect((await readerGet(`/api/studies/study/${studyId}`, node.url)).status, node.name).toBe(200);
     const revoked = await call(`/api/users/shares/${shareId}`, {
       token: user.token,
       base: one.url,
@@ -446,6 +469,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       20,
     );
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    expect(await sharedWithReader(other.url)).toEqual([]);
     const metadata = await call(`/dicomweb/studies/${large.studyInstanceUid}/metadata`, {
       token: reader.authToken,
       base: other.url,
