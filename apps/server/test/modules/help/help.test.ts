@@ -256,7 +256,8 @@ describe('authoring', () => {
       expect(html).not.toMatch(/script|onerror|onclick|onload|javascript:|iframe|<svg|<style|<form|<input/i);
       expect(html).not.toContain('tracker.example.com');
       expect(html).toContain('<h2>Heading</h2>');
-      expect(html).toContain('<img src="/api/kb/images/x.webp" />');
+      // An undescribed picture gets an empty description, never none (packages/contracts/src/help-html.ts).
+      expect(html).toContain('<img src="/api/kb/images/x.webp" alt="" />');
       expect(html).toContain(
         '<a href="https://example.org/guide" target="_blank" rel="noopener noreferrer nofollow">good link</a>',
       );

@@ -17,6 +17,7 @@ import {
 } from 'lucide-react';
 import { useId, useRef, useState, type ReactNode } from 'react';
 import { HELP_IMAGE_TYPES } from '@mi/contracts/help';
+import { sanitizeArticleHtml } from '@mi/contracts/help-html';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/hooks/use-toast';
@@ -201,6 +202,9 @@ export function HelpRichTextEditor({
     ],
     content: value,
     editorProps: {
+      // Pasted markup goes through the article sanitiser first, so the editor holds what readers
+      // will get (no foreign pictures, no handlers).
+      transformPastedHTML: sanitizeArticleHtml,
       attributes: {
         'aria-labelledby': labelledBy,
         'aria-multiline': 'true',

@@ -48,7 +48,7 @@ function SidebarItem({
           <span
             className={cn(
               'rounded-full px-2 text-xs tabular-nums',
-              active ? 'bg-primary-foreground/20' : 'bg-muted text-muted-foreground',
+              active ? 'bg-primary-foreground text-primary' : 'bg-muted text-muted-foreground',
             )}
           >
             {count}
