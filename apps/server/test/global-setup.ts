@@ -6,13 +6,6 @@ import { createLogger } from '../src/logger';
 import { createServices } from '../src/services';
 import { createPostgresDatabase, dropPostgresDatabase, testConfig } from './helpers/test-database';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The migrated, seeded database each test file starts from (see helpers/test-app.ts). */
-    databaseTemplate: { kind: 'pglite'; imagePath: string } | { kind: 'postgres'; name: string } | null;
-  }
-}
-
 /**
  * Builds one migrated and seeded database before the test files run, so that each file copies it
  * instead of migrating and seeding anew: an image of an in-memory PGlite, or — when DATABASE_URL

@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../../src/config';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated, seeded database each test file starts from (test/global-setup.ts builds it; helpers/test-app.ts copies it). */
+    databaseTemplate: { kind: 'pglite'; imagePath: string } | { kind: 'postgres'; name: string } | null;
+  }
+}
+
 /** Runs one statement on the PostgreSQL server of `adminUrl` (creating and dropping databases). */
 export async function onPostgres(adminUrl: string, statement: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
