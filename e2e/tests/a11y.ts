@@ -56,7 +56,9 @@ function serialised<T>(page: Page, run: () => Promise<T>): Promise<T> {
 export async function axeFindings(page: Page): Promise<A11yFinding[]> {
   return serialised(page, async () => {
     const url = page.url();
-    const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    // Legacy mode runs axe in the page's own frames; the default opens a blank page in the context
+    // to combine frame results, which can steal a file chooser or dialog a test is driving.
+    const results = await new AxeBuilder({ page }).withTags(TAGS).setLegacyMode().analyze();
     return results.violations
       .filter((v) => FAILING_IMPACTS.has(v.impact ?? ''))
       .map((v) => ({
