@@ -20,7 +20,7 @@ async function addFromDirectory(page: Page, name: string) {
   await row.getByRole('button', { name: `Add ${name}` }).click();
   await expect(page.getByText('Provider Added', { exact: true })).toBeVisible();
   // Already in the list: its row can no longer be added.
-  await expect(row.getByRole('button', { name: `${name} is in your providers` })).toBeDisabled();
+  await expect(row.getByRole('button', { name: `Added: ${name} is in your providers` })).toBeDisabled();
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toHaveCount(0);
 }

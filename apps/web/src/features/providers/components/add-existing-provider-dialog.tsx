@@ -143,7 +143,14 @@ export function AddExistingProviderDialog({
                         variant={added ? 'outline' : 'default'}
                         disabled={added || adding !== null}
                         onClick={() => addOne(p)}
-                        aria-label={added ? `${p.name} is in your providers` : `Add ${p.name}`}
+                        // Each name starts with the button's visible text (Added / Adding / Add).
+                        aria-label={
+                          added
+                            ? `Added: ${p.name} is in your providers`
+                            : adding === p.id
+                              ? `Adding ${p.name}`
+                              : `Add ${p.name}`
+                        }
                       >
                         {added ? (
                           <>
