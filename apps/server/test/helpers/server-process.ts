@@ -87,3 +87,21 @@ export async function captcha(base: string, email?: string): Promise<string> {
   const solution = await solveChallenge({ challenge, deriveKey });
   return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
 }
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` every `everyMs` until it returns something other than undefined; names `what` on timeout. */
+export async function until<T>(
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 100,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}

@@ -14,6 +14,8 @@ import {
   startServer,
   waitHealthy,
   type ServerProcess,
+  sleep,
+  until,
 } from '../helpers/server-process';
 import { buildZip, readZip } from '../helpers/studies';
 import { tusUpload } from '../helpers/tus-upload';
@@ -27,19 +29,6 @@ afterAll(() => {
   killServers();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns something other than undefined. */
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number, what: string, everyMs = 100) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 interface User {
   id: string;

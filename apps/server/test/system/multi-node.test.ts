@@ -23,6 +23,7 @@ import {
   startServer,
   waitHealthy,
   type ServerProcess,
+  until as untilEvery,
 } from '../helpers/server-process';
 import { buildZip } from '../helpers/studies';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/test-database';
@@ -33,19 +34,10 @@ const moto = motoInstalled();
 if (adminUrl && !moto)
   console.warn('multi-node.test.ts skipped: moto_server is not installed (pip install "moto[server]")');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const password = 'Str0ng!Passw0rd';
-
-/** Polls `fn` until it returns something other than undefined. */
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number, what: string, everyMs = 50) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+// The cross-node checks answer within 1 s, so poll finely.
+const until = <T>(fn: () => Promise<T | undefined>, timeoutMs: number, what: string, everyMs = 50) =>
+  untilEvery(fn, timeoutMs, what, everyMs);
 
 interface Node {
   name: string;
