@@ -5,4 +5,5 @@ export { createOrderEvents, type OrderEventsEmitter } from './order-events';
 export { createOrdersRepository } from './orders.repository';
 export { ordersRoutes } from './orders.routes';
 export { createOrdersService, type OrdersService } from './orders.service';
-export { paymentsRoutes, paymentsWebhookRoutes } from './payments.routes';
+export { paymentsRoutes } from './payments.routes';
+export { paymentsWebhookRoutes } from './payment-webhooks.routes';

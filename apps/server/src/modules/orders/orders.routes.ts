@@ -8,7 +8,8 @@ import {
   purchaseSchema,
 } from '@mi/contracts/orders';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import type { OrdersService } from './orders.service';
+import type { OrderPlacingService } from './order-placing.service';
+import type { PaymentsService } from './payments.service';
 
 const errors = {
   400: errorBodySchema,
@@ -20,7 +21,9 @@ const errors = {
 };
 
 /** Orders of analysis services (Purchased Services, Transaction History, Analysis services). */
-export function ordersRoutes(orders: OrdersService): FastifyPluginAsyncZod {
+export function ordersRoutes(
+  orders: OrderPlacingService & Pick<PaymentsService, 'recordPurchase'>,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/purchases/user/:userId',

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '@mi/contracts/errors';
 import {
@@ -11,7 +10,7 @@ import {
   sandboxConfirmBodySchema,
 } from '@mi/contracts/orders';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import type { OrdersService } from './orders.service';
+import type { PaymentsService } from './payments.service';
 
 const errors = {
   400: errorBodySchema,
@@ -23,7 +22,7 @@ const errors = {
 };
 
 /** Card payments: the intent, our card form's confirmation (sandbox), Stripe's completion. */
-export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
+export function paymentsRoutes(payments: PaymentsService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/payments/config',
@@ -36,7 +35,7 @@ export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
       },
       async (req) => {
         requireUser(req);
-        return orders.paymentConfig();
+        return payments.paymentConfig();
       },
     );
 
@@ -51,7 +50,7 @@ export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
           response: { 200: paymentIntentResponseSchema, ...errors },
         },
       },
-      async (req) => orders.createPaymentIntent(requireUser(req).user, req.body, requestMeta(req)),
+      async (req) => payments.createPaymentIntent(requireUser(req).user, req.body, requestMeta(req)),
     );
 
     app.post(
@@ -66,7 +65,12 @@ export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
         },
       },
       async (req) =>
-        orders.confirmSandbox(requireUser(req).user, req.body.clientSecret, req.body.card, requestMeta(req)),
+        payments.confirmSandbox(
+          requireUser(req).user,
+          req.body.clientSecret,
+          req.body.card,
+          requestMeta(req),
+        ),
     );
 
     app.post(
@@ -80,7 +84,7 @@ export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
         },
       },
       async (req) =>
-        orders.authenticateSandbox(
+        payments.authenticateSandbox(
           requireUser(req).user,
           req.body.clientSecret,
           req.body.approve,
@@ -99,36 +103,7 @@ export function paymentsRoutes(orders: OrdersService): FastifyPluginAsyncZod {
         },
       },
       async (req) =>
-        orders.completePayment(requireUser(req).user, req.body.paymentIntentId, requestMeta(req)),
-    );
-  };
-}
-
-/**
- * POST /api/payments/webhook: Stripe's signed events. Its own plugin, so only this route reads the
- * body as the raw bytes the signature covers.
- */
-export function paymentsWebhookRoutes(orders: OrdersService): FastifyPluginAsyncZod {
-  return async (app) => {
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
-      done(null, body),
-    );
-    app.post(
-      '/payments/webhook',
-      {
-        schema: {
-          tags: ['payments'],
-          summary: 'Stripe’s webhook (signature verified; a replayed event changes nothing)',
-          response: { 200: z.object({ received: z.boolean() }), ...errors },
-        },
-      },
-      async (req) => {
-        const signature = req.headers['stripe-signature'];
-        const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        await orders.handleWebhook(raw, typeof signature === 'string' ? signature : '', requestMeta(req));
-        return { received: true };
-      },
+        payments.completePayment(requireUser(req).user, req.body.paymentIntentId, requestMeta(req)),
     );
   };
 }
