@@ -1,0 +1,107 @@
+import { AppError } from '../../http/app-error';
+import type { RequestMeta } from '../../http/request-meta';
+import type { AccessService, Principal } from '../access';
+import type { AuditRecorder } from '../audit';
+import type { DicomwebRepository, StudyRow } from './dicomweb.repository';
+import { isUid } from './http-media';
+
+/** Where DICOMweb is mounted on both origins; BulkDataURIs in cached metadata are built on it. */
+export const DICOMWEB_ROOT = '/dicomweb';
+export const NOT_FOUND = 'Not found';
+
+function requireUid(v: string, what: string): string {
+  if (!isUid(v)) throw new AppError('BAD_REQUEST', `Malformed ${what} UID`);
+  return v;
+}
+
+export interface DicomwebAccessDeps {
+  repo: Pick<DicomwebRepository, 'seriesByUid' | 'instanceByUid'>;
+  access: Pick<AccessService, 'visibleStudies' | 'requireStudyAccess'>;
+  audit: AuditRecorder;
+}
+
+/**
+ * What every DICOMweb read starts with: the study, series or instance a request names, through
+ * the one access check (modules/access), and the audit entry of what was read.
+ */
+export function createDicomwebAccess(deps: DicomwebAccessDeps) {
+  const { repo } = deps;
+
+  async function audit(
+    p: Principal,
+    meta: RequestMeta,
+    action: string,
+    studyId: string | null,
+    outcome: 'success' | 'denied',
+    details?: Record<string, unknown>,
+  ) {
+    await deps.audit({
+      actorId: p.userId,
+      actorRole: p.role,
+      action: `dicomweb.${action}`,
+      targetType: 'study',
+      targetId: studyId,
+      outcome,
+      requestId: meta.requestId,
+      ip: meta.ip,
+      // A vendor's reads name the order its credential serves; the actor is the vendor's provider.
+      details: { via: p.via, ...(p.vendor ? { orderId: p.vendor.orderId } : {}), ...details },
+    });
+  }
+
+  /** Studies the principal may see (the access module decides; a grant narrows to one). */
+  function visibleStudies(p: Principal): Promise<StudyRow[]> {
+    return deps.access.visibleStudies(p);
+  }
+
+  /** The study behind a request, through the one access check (a malformed UID is a 404 too). */
+  function resolveStudy(
+    p: Principal,
+    studyUid: string,
+    meta: RequestMeta,
+    action: string,
+  ): Promise<StudyRow> {
+    return deps.access.requireStudyAccess(p, 'read', { uid: studyUid }, meta, {
+      auditAction: `dicomweb.${action}`,
+      notFoundMessage: NOT_FOUND,
+    });
+  }
+
+  async function resolveSeries(
+    p: Principal,
+    studyUid: string,
+    seriesUid: string,
+    meta: RequestMeta,
+    action: string,
+  ) {
+    requireUid(seriesUid, 'series');
+    const study = await resolveStudy(p, studyUid, meta, action);
+    const se = await repo.seriesByUid(study.id, seriesUid);
+    if (!se) {
+      await audit(p, meta, action, study.id, 'denied', { seriesInstanceUid: seriesUid });
+      throw new AppError('NOT_FOUND', NOT_FOUND);
+    }
+    return { study, series: se };
+  }
+
+  async function resolveInstance(
+    p: Principal,
+    studyUid: string,
+    seriesUid: string,
+    sopUid: string,
+    meta: RequestMeta,
+    action: string,
+  ) {
+    requireUid(sopUid, 'instance');
+    const { study, series } = await resolveSeries(p, studyUid, seriesUid, meta, action);
+    const instance = await repo.instanceByUid(study.id, series.id, sopUid);
+    if (!instance) {
+      await audit(p, meta, action, study.id, 'denied', { sopInstanceUid: sopUid });
+      throw new AppError('NOT_FOUND', NOT_FOUND);
+    }
+    return { study, series, instance };
+  }
+
+  return { audit, visibleStudies, resolveStudy, resolveSeries, resolveInstance };
+}
+export type DicomwebAccess = ReturnType<typeof createDicomwebAccess>;
