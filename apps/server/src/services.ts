@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { ChangeFeed } from './db/change-feed';
@@ -19,7 +20,7 @@ import { createMfaService, type MfaService } from './modules/auth';
 import { createRecoveryService, type RecoveryService } from './modules/auth';
 import { createFreshProofRule } from './modules/auth';
 import { createSecurityService, type SecurityService } from './modules/auth';
-import { createSecrets } from './modules/auth';
+import { createSealer, createSecrets } from './modules/auth';
 import { createSessionIssuer } from './modules/auth';
 import { createSessionCache, type SessionCache } from './modules/auth';
 import { createSessionsRepository } from './modules/auth';
@@ -101,6 +102,8 @@ import { createSandboxProcessor } from './ports/payments/sandbox-processor';
 import { createStripeProcessor } from './ports/payments/stripe-processor';
 import { createHelpRepository } from './modules/help';
 import { createHelpService, type HelpService } from './modules/help';
+import { createFhirRepository, createFhirService, type FhirService } from './modules/fhir';
+import { createLinksRepository, createLinksService, type LinksService } from './modules/links';
 
 /** Everything a request handler or job may use, built once per process from the config. */
 export interface Services {
@@ -154,6 +157,10 @@ export interface Services {
   dicomStore: DicomStore;
   /** QIDO-RS / WADO-RS / WADO-URI over stored studies. */
   dicomweb: DicomwebService;
+  /** FHIR R4 resources of the studies a principal may read: the /fhir/R4 API and a study link's bundle. */
+  fhir: FhirService;
+  /** Study links (SMART Health Links): the owner's links and the public protocol. */
+  links: LinksService;
   /** Viewer credentials, each scoped to one study. */
   viewerGrants: ViewerGrants;
   viewer: ViewerService;
@@ -575,6 +582,28 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       viewerPublicUrl: config.viewerPublicUrl,
       onOpen: (p, study) => sharing.recordOpen(p, study),
     });
+    const fhir = createFhirService({
+      repo: createFhirRepository(database.db),
+      access,
+      storage,
+      audit,
+      publicUrl: config.publicUrl,
+      now,
+    });
+    const links = createLinksService({
+      repo: createLinksRepository(database.db),
+      access,
+      users,
+      audit,
+      notify: (userId, event) => notifications.notify(userId, event),
+      bundle: (p, opts, meta) => fhir.studyBundle(p, opts, meta),
+      viewerGrant: (ownerId, studyId, link) => viewerGrants.issue(ownerId, studyId, null, link),
+      // The links' keys and passcodes are sealed with their own key derived from SESSION_SECRET.
+      seal: createSealer(createHmac('sha256', config.sessionSecret).update('study-link-secrets').digest()),
+      publicUrl: config.publicUrl,
+      viewerPublicUrl: config.viewerPublicUrl,
+      now,
+    });
     const thumbnails = createThumbnailService({
       repo: createThumbnailsRepository(database.db),
       storage,
@@ -676,6 +705,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       access,
       dicomStore,
       dicomweb,
+      fhir,
+      links,
       viewerGrants,
       viewer,
       thumbnails,

@@ -22,7 +22,7 @@ import { usersRoutes } from '../modules/users';
 import { invitationsRoutes } from '../modules/invitations';
 import { jobsRoutes } from '../modules/jobs';
 import { notificationsRoutes } from '../modules/notifications';
-import { studiesRoutes } from '../modules/studies';
+import { sendStudyZip, studiesRoutes } from '../modules/studies';
 import { uploadRoutes } from '../modules/uploads';
 import { dicomwebRoutes } from '../modules/dicomweb';
 import { sharingRoutes } from '../modules/sharing';
@@ -41,11 +41,13 @@ import { helpRoutes } from '../modules/help';
 import { vendorsRoutes } from '../modules/vendors';
 import { vendorsAdminRoutes } from '../modules/vendors';
 import { DICOMWEB_ROOT } from '../modules/dicomweb';
+import { FHIR_ROOT, fhirRoutes } from '../modules/fhir';
+import { linksRoutes, shlRoutes } from '../modules/links';
 import { sessionPrincipal } from '../modules/dicomweb';
 import { thumbnailRoutes } from '../modules/thumbnails';
 import { viewerRoutes } from '../modules/viewer';
 import type { Services } from '../services';
-import { installAuthHook, installRoleGate } from './auth-hook';
+import { installAuthHook, installRoleGate, requestMeta } from './auth-hook';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
 import { installCsrfGuard } from './csrf-guard';
@@ -127,9 +129,17 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
         fontSrc: ["'self'", 'data:'],
         connectSrc: ["'self'", ...google, ...stripeApi],
         workerSrc: ["'self'", 'blob:'],
-        frameSrc: ["'self'", ...(recaptcha ? ['https://www.google.com'] : []), ...google, ...stripeFrames],
+        // blob: for the report PDFs the study link page (/shl) decrypts and shows in a frame: a blob
+        // document inherits this policy, and Chrome's PDF viewer loads its data as a plugin object.
+        frameSrc: [
+          "'self'",
+          'blob:',
+          ...(recaptcha ? ['https://www.google.com'] : []),
+          ...google,
+          ...stripeFrames,
+        ],
         frameAncestors: ["'none'"],
-        objectSrc: ["'none'"],
+        objectSrc: ['blob:'],
         baseUri: ["'self'"],
         formAction: ["'self'"],
       },
@@ -210,6 +220,15 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(helpRoutes(services.help));
       await api.register(vendorsAdminRoutes(services.vendors));
       await api.register(vendorsRoutes(services.vendors));
+      await api.register(linksRoutes(services.links));
+      await api.register(
+        shlRoutes(services.links, {
+          downloadRoute: (principal, studyId, req, reply) =>
+            sendStudyZip(req, reply, (range) =>
+              services.studies.downloadAs(principal, studyId, requestMeta(req), range),
+            ),
+        }),
+      );
     },
     { prefix: '/api' },
   );
@@ -218,11 +237,19 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(
     dicomwebRoutes({
       dicomweb: services.dicomweb,
-      principal: sessionPrincipal(services.auth, services.vendors),
+      principal: sessionPrincipal(services.auth, services.vendors, services.links.credentials),
     }),
     {
       prefix: DICOMWEB_ROOT,
     },
+  );
+  // FHIR R4 (read only) for the same callers as DICOMweb; its resources point at DICOMweb.
+  await app.register(
+    fhirRoutes({
+      fhir: services.fhir,
+      principal: sessionPrincipal(services.auth, services.vendors, services.links.credentials),
+    }),
+    { prefix: FHIR_ROOT },
   );
 
   const spa = opts.webDistDir && existsSync(opts.webDistDir) ? opts.webDistDir : undefined;

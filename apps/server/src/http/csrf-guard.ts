@@ -26,6 +26,9 @@ export function installCsrfGuard(app: FastifyInstance, allowedOrigins: string[])
   const origins = new Set(allowedOrigins.map((u) => new URL(u).origin));
   app.addHook('onRequest', async (req) => {
     if (SAFE_METHODS.has(req.method)) return;
+    // Routes open to every origin by design (the SMART Health Links protocol, modules/links) act
+    // on no cookie-borne authority, so another site's page gains nothing by calling them.
+    if ((req.routeOptions.config as { crossOrigin?: boolean } | undefined)?.crossOrigin) return;
     if (!isSameOriginRequest(req, origins))
       throw new AppError('FORBIDDEN', 'This request came from another site and was refused.');
   });

@@ -11,3 +11,4 @@ export * from './help';
 export * from './fulfilment';
 export * from './analysis';
 export * from './vendors';
+export * from './links';

@@ -1,4 +1,5 @@
 import { customType, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { studyLinkCredentials } from './links';
 import { series, studies } from './studies';
 import { sessions, users } from './users';
 
@@ -28,6 +29,10 @@ export const viewerGrants = pgTable(
     bindingHash: text('binding_hash'),
     /** The sign-in session that asked for it: signing out (or any revocation of it) ends the grant too. */
     sessionId: uuid('session_id').references(() => sessions.id, { onDelete: 'cascade' }),
+    /** Set for a study link's viewer (modules/links): the grant reads as that link, not as its user. */
+    linkCredentialId: uuid('link_credential_id').references(() => studyLinkCredentials.id, {
+      onDelete: 'cascade',
+    }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('viewer_grants_study_idx').on(t.studyId)],

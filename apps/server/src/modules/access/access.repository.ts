@@ -66,6 +66,27 @@ function vendorCredentialFor(p: Principal): SQL {
 }
 
 /**
+ * A study link's credential (modules/links): live (not expired), its link live (not revoked,
+ * paused, disabled or expired), the study on the link, still owned by the link's owner (a transfer
+ * ends the link for it) and that owner still allowing sharing ('Share Medical Records') with an
+ * active account. Read on every request, so ending a link ends it in every process at once.
+ */
+function linkCredentialFor(p: Principal): SQL {
+  const credentialId = p.link?.credentialId ?? '00000000-0000-0000-0000-000000000000';
+  return exists(
+    sql`(select 1 from study_link_credentials c
+         join study_links l on l.id = c.link_id
+         join study_link_studies ls on ls.link_id = l.id
+         join ${users} u on u.id = l.owner_id
+         where c.id = ${credentialId} and c.expires_at > now()
+           and ls.study_id = ${studies.id} and l.owner_id = ${studies.ownerId}
+           and l.revoked_at is null and l.paused_at is null and l.disabled_at is null
+           and l.expires_at > now()
+           and u.share_medical_data and u.account_status = 'active')`,
+  );
+}
+
+/**
  * The one statement of which studies a principal may see: their own, those shared with them and
  * those of orders they are working on (read only, see access.service.ts), processed and not being
  * deleted; a viewer grant narrows that to its one study. A vendor credential sees only its order's
@@ -76,7 +97,9 @@ function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL 
   return and(
     p.via === 'vendor'
       ? vendorCredentialFor(p)
-      : or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
+      : p.link
+        ? linkCredentialFor(p)
+        : or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
     eq(studies.processStatus, 'completed'),
     opts.includeDeleting ? undefined : isNull(studies.deletingSince),
     p.studyId ? eq(studies.id, p.studyId) : undefined,

@@ -2,7 +2,7 @@ import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit';
 import type { RequestMeta } from '../../http/request-meta';
 import type { AccessRepository, SharedStudyRow, StudyRow, StudyTarget } from './access.repository';
-import type { Principal } from './principal';
+import { auditActor, type Principal } from './principal';
 
 /**
  * What a principal wants to do with a study. Owners may do everything but ask for their own study;
@@ -18,7 +18,8 @@ const RECIPIENT_ACTIONS: ReadonlySet<StudyAction> = new Set(['read', 'request_ow
 
 /** The principal's relation to a study `requireStudyAccess` returned. */
 export function relationOf(p: Principal, study: StudyRow): StudyRelation {
-  return study.ownerId === p.userId ? 'owner' : 'recipient';
+  // A link's recipient is never the owner, though the link's principal carries the owner's id.
+  return study.ownerId === p.userId && !p.link ? 'owner' : 'recipient';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,6 +34,8 @@ export const STUDY_NOT_FOUND = 'Study not found or invalid study ID.';
 export function createAccessService(deps: { repo: AccessRepository; audit: AuditRecorder }) {
   /** Which actions the principal's relation to a visible study allows (see StudyAction). */
   function allows(p: Principal, study: StudyRow, action: StudyAction): boolean {
+    // A link reads, and downloads when its owner allowed it.
+    if (p.link) return action === 'read' || (action === 'download' && p.link.allowDownload);
     // Viewer grants and vendor credentials only read.
     if (p.via === 'grant' || p.via === 'vendor') return action === 'read';
     if (relationOf(p, study) === 'owner') return action !== 'request_ownership';
@@ -63,9 +66,10 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
         (action !== 'request_ownership' || (await deps.repo.isSharedWith(p.userId, study.id)));
       if (permitted) return study;
       const named = 'id' in target ? target.id : target.uid;
+      const actor = auditActor(p);
       await deps.audit({
-        actorId: p.userId,
-        actorRole: p.role,
+        actorId: actor.actorId,
+        actorRole: actor.actorRole,
         action: opts.auditAction ?? `study.${action}`,
         targetType: 'study',
         targetId: study?.id ?? named.slice(0, 64),
@@ -75,6 +79,7 @@ export function createAccessService(deps: { repo: AccessRepository; audit: Audit
         details: {
           via: p.via,
           ...(p.vendor ? { orderId: p.vendor.orderId } : {}),
+          ...(actor.link ?? {}),
           ...('uid' in target ? { studyInstanceUid: named.slice(0, 64) } : {}),
         },
       });

@@ -2,4 +2,4 @@
 // (architecture/import-boundaries) refuses imports of this module's other files from outside it.
 export { createAccessRepository, type StudyRow } from './access.repository';
 export { type AccessService, createAccessService, relationOf, type StudyAction } from './access.service';
-export { type Principal, sessionPrincipal } from './principal';
+export { auditActor, type Principal, sessionPrincipal } from './principal';

@@ -10,7 +10,7 @@ export { mfaRoutes } from './mfa.routes';
 export { createMfaService, type MfaService } from './mfa.service';
 export { hashPassword, verifyPassword } from './password';
 export { createRecoveryService, type RecoveryService } from './recovery.service';
-export { createSecrets, type Secrets } from './secrets';
+export { createSealer, createSecrets, type Secrets } from './secrets';
 export { createSecurityService, type SecurityService } from './security.service';
 export { createSessionCache, type SessionCache } from './session-cache';
 export { createSessionIssuer, type IssuedSession, type IssueSession } from './session-issuer';

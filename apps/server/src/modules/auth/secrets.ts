@@ -8,6 +8,35 @@ import {
 } from 'node:crypto';
 
 /**
+ * AES-256-GCM sealing of short secrets the server must read back (`v1.<iv>.<tag>.<data>`, a fresh
+ * IV each time). `key` is 32 bytes, derived from SESSION_SECRET by its user.
+ */
+export function createSealer(key: Buffer) {
+  return {
+    encrypt(plain: string): string {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [
+        'v1',
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        data.toString('base64url'),
+      ].join('.');
+    },
+    decrypt(sealed: string): string {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || !data) throw new Error('unreadable sealed value');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
+    },
+  };
+}
+
+/**
  * Keys derived from SESSION_SECRET for what the database must not hold in the clear: a keyed
  * hash for short codes (a six-digit code's plain SHA-256 is reversed by trying a million values)
  * and an AES-256-GCM key for authenticator secrets, which the server has to read back.
@@ -26,26 +55,7 @@ export function createSecrets(sessionSecret: string) {
       const y = Buffer.from(b, 'hex');
       return x.length === y.length && timingSafeEqual(x, y);
     },
-    encrypt(plain: string): string {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', encKey, iv);
-      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [
-        'v1',
-        iv.toString('base64url'),
-        cipher.getAuthTag().toString('base64url'),
-        data.toString('base64url'),
-      ].join('.');
-    },
-    decrypt(sealed: string): string {
-      const [version, iv, tag, data] = sealed.split('.');
-      if (version !== 'v1' || !iv || !tag || !data) throw new Error('unreadable sealed value');
-      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
-        'utf8',
-      );
-    },
+    ...createSealer(encKey),
   };
 }
 export type Secrets = ReturnType<typeof createSecrets>;

@@ -9,4 +9,4 @@ export {
   type Principal,
 } from './dicomweb.service';
 export { frameInfo, type ParsedInstance, parseInstance, readFrame } from './part10';
-export { sessionPrincipal } from './session-principal';
+export { type BearerCredentials, sessionPrincipal } from './session-principal';

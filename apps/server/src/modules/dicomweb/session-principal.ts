@@ -5,24 +5,31 @@ import { readAuthToken } from '../../http/session-cookies';
 import type { AuthService } from '../auth';
 import type { Principal } from './dicomweb.service';
 
-/** Resolves an external AI vendor's DICOMweb token (modules/vendors) to its principal, or null. */
-export interface VendorCredentials {
-  isVendorToken(token: string): boolean;
+/**
+ * A kind of bearer credential that is not a sign-in (an external AI vendor's, modules/vendors; a
+ * study link's, modules/links), told apart by its prefix and resolved to its principal, or null.
+ */
+export interface BearerCredentials {
+  isToken(token: string): boolean;
   principalForToken(token: string, meta: ReturnType<typeof requestMeta>): Promise<Principal | null>;
 }
 
 /**
- * On the app's own origin, DICOMweb answers signed-in users (Bearer token or session cookie) for all
- * their studies, and an external AI vendor's bearer credential for its one study (the access rule
- * decides what each may read).
+ * On the app's own origin, DICOMweb (and /fhir/R4) answer signed-in users (Bearer token or session
+ * cookie) for all their studies, and the other bearer credentials for what each opens (the access
+ * rule decides what each may read).
  */
-export function sessionPrincipal(auth: Pick<AuthService, 'authenticate'>, vendors?: VendorCredentials) {
+export function sessionPrincipal(
+  auth: Pick<AuthService, 'authenticate'>,
+  ...credentials: BearerCredentials[]
+) {
   return async (req: FastifyRequest): Promise<Principal> => {
     const found = readAuthToken(req);
-    if (found?.from === 'bearer' && vendors?.isVendorToken(found.token)) {
-      const vendor = await vendors.principalForToken(found.token, requestMeta(req));
-      if (!vendor) throw new AppError('UNAUTHORIZED', 'This credential is not valid or has ended.');
-      return vendor;
+    const kind = found?.from === 'bearer' ? credentials.find((c) => c.isToken(found.token)) : undefined;
+    if (found && kind) {
+      const other = await kind.principalForToken(found.token, requestMeta(req));
+      if (!other) throw new AppError('UNAUTHORIZED', 'This credential is not valid or has ended.');
+      return other;
     }
     const session = found ? await auth.authenticate(found.token, requestMeta(req)) : null;
     if (!session) throw new AppError('UNAUTHORIZED', 'Please sign in to continue.');

@@ -4,6 +4,7 @@ export { createNotificationsRepository } from './notifications.repository';
 export { notificationsRoutes } from './notifications.routes';
 export {
   createNotificationsService,
+  type NotificationEvent,
   type NotificationsService,
   wantsNotificationEmail,
 } from './notifications.service';

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   auditEvents,
@@ -34,7 +34,19 @@ export const RECEIPT_ACTIONS = [
   'study.unshare',
   'study.ownership_request',
   'study.ownership_transfer',
+  // Study links (modules/links): made, changed, ended, and every use by a recipient.
+  'link.create',
+  'link.pause',
+  'link.resume',
+  'link.extend',
+  'link.revoke',
+  'link.open',
+  'link.file',
+  'link.view',
+  'link.passcode',
 ] as const;
+/** Link events listed whatever their outcome: a wrong passcode or a refused open is a receipt too. */
+const LINK_USE_ACTIONS = ['link.open', 'link.passcode', 'link.view'];
 
 const shareView = {
   share: studyShares,
@@ -301,6 +313,7 @@ export function createSharingRepository(db: Db) {
           actorId: auditEvents.actorId,
           actorEmail: users.email,
           actorName: users.name,
+          outcome: auditEvents.outcome,
           details: auditEvents.details,
         })
         .from(auditEvents)
@@ -309,8 +322,8 @@ export function createSharingRepository(db: Db) {
           and(
             eq(auditEvents.targetType, 'study'),
             eq(auditEvents.targetId, studyId),
-            eq(auditEvents.outcome, 'success'),
             inArray(auditEvents.action, [...RECEIPT_ACTIONS]),
+            or(eq(auditEvents.outcome, 'success'), inArray(auditEvents.action, LINK_USE_ACTIONS)),
           ),
         )
         .orderBy(desc(auditEvents.at), desc(auditEvents.id))

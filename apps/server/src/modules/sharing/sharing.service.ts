@@ -442,14 +442,16 @@ export function createSharingService(deps: Deps) {
         })),
         events: events.map((e) => ({
           at: e.at.toISOString(),
-          action: describeAction(e.action),
+          action: describeAction(e.action, e.outcome),
           actor:
             e.actorId === auth.user.id
               ? 'You'
               : e.actorEmail
                 ? e.actorName?.trim() || e.actorEmail
-                : 'A former account',
-          detail: typeof e.details?.email === 'string' ? e.details.email : null,
+                : typeof e.details?.recipient === 'string'
+                  ? `${e.details.recipient} (by link)`
+                  : 'A former account',
+          detail: receiptDetail(e.details),
         })),
       };
     },
@@ -465,7 +467,24 @@ const ACTION_WORDS: Record<string, string> = {
   'study.unshare': 'Access revoked',
   'study.ownership_request': 'Requested ownership',
   'study.ownership_transfer': 'Ownership transferred',
+  'link.create': 'Link created',
+  'link.pause': 'Link paused',
+  'link.resume': 'Link resumed',
+  'link.extend': 'Link extended',
+  'link.revoke': 'Link revoked',
+  'link.open': 'Opened by link',
+  'link.file': 'Link file fetched',
+  'link.view': 'Opened in the viewer by link',
+  'link.passcode': 'Wrong link passcode',
 };
-function describeAction(action: string): string {
-  return ACTION_WORDS[action] ?? action;
+function describeAction(action: string, outcome: string): string {
+  const words = ACTION_WORDS[action] ?? action;
+  return outcome === 'success' || action === 'link.passcode' ? words : `${words} (refused)`;
+}
+/** The second line of a receipt: whom a share named, or which link (its label) was used. */
+function receiptDetail(details: Record<string, unknown> | null): string | null {
+  if (typeof details?.email === 'string') return details.email;
+  if (typeof details?.linkId === 'string')
+    return typeof details.label === 'string' ? `Link “${details.label}”` : 'Link without a label';
+  return null;
 }

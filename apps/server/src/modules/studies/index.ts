@@ -11,5 +11,5 @@ export {
   type StudiesRepository,
   type UploadRow,
 } from './studies.repository';
-export { studiesRoutes } from './studies.routes';
+export { sendStudyZip, studiesRoutes } from './studies.routes';
 export { createStudiesService, type StudiesService, toStudyListItemDto } from './studies.service';

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema, errorStatus } from '@mi/contracts/errors';
@@ -86,39 +86,10 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
           response: { 200: z.any(), 206: z.any(), 416: errorBodySchema, ...errors },
         },
       },
-      async (req, reply) => {
-        const rangeHeader = typeof req.headers.range === 'string' ? req.headers.range : null;
-        const { study, layout, stream } = await studies.download(
-          requireUser(req),
-          req.params.studyId,
-          requestMeta(req),
-          rangeHeader,
-        );
-        const ifRange = req.headers['if-range'];
-        const range =
-          ifRange && ifRange !== layout.etag ? null : parseRange(rangeHeader ?? undefined, layout.length);
-        reply
-          .header('accept-ranges', 'bytes')
-          .header('etag', layout.etag)
-          .header('cache-control', 'private, no-store');
-        if (range === 'unsatisfiable') {
-          return reply
-            .status(errorStatus.RANGE_NOT_SATISFIABLE)
-            .header('content-range', `bytes */${layout.length}`)
-            .send({ error: 'The requested range is outside the archive.', code: 'RANGE_NOT_SATISFIABLE' });
-        }
-        reply
-          .header('content-type', 'application/zip')
-          .header('content-disposition', `attachment; filename="study-${study.id}.zip"`);
-        if (range) {
-          return reply
-            .status(206)
-            .header('content-range', `bytes ${range.start}-${range.end}/${layout.length}`)
-            .header('content-length', range.end - range.start + 1)
-            .send(stream(range.start, range.end));
-        }
-        return reply.status(200).header('content-length', layout.length).send(stream());
-      },
+      async (req, reply) =>
+        sendStudyZip(req, reply, (range) =>
+          studies.download(requireUser(req), req.params.studyId, requestMeta(req), range),
+        ),
     );
 
     app.get(
@@ -151,4 +122,41 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
       },
     );
   };
+}
+
+/**
+ * Answers with a study's ZIP, whole or one range (resume), after `open` checked who may have it
+ * and audited the download (StudiesService `download` / `downloadAs`).
+ */
+export async function sendStudyZip(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  open: (range: string | null) => ReturnType<StudiesService['downloadAs']>,
+): Promise<FastifyReply> {
+  const rangeHeader = typeof req.headers.range === 'string' ? req.headers.range : null;
+  const { study, layout, stream } = await open(rangeHeader);
+  const ifRange = req.headers['if-range'];
+  const range =
+    ifRange && ifRange !== layout.etag ? null : parseRange(rangeHeader ?? undefined, layout.length);
+  reply
+    .header('accept-ranges', 'bytes')
+    .header('etag', layout.etag)
+    .header('cache-control', 'private, no-store');
+  if (range === 'unsatisfiable') {
+    return reply
+      .status(errorStatus.RANGE_NOT_SATISFIABLE)
+      .header('content-range', `bytes */${layout.length}`)
+      .send({ error: 'The requested range is outside the archive.', code: 'RANGE_NOT_SATISFIABLE' });
+  }
+  reply
+    .header('content-type', 'application/zip')
+    .header('content-disposition', `attachment; filename="study-${study.id}.zip"`);
+  if (range) {
+    return reply
+      .status(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${layout.length}`)
+      .header('content-length', range.end - range.start + 1)
+      .send(stream(range.start, range.end));
+  }
+  return reply.status(200).header('content-length', layout.length).send(stream());
 }

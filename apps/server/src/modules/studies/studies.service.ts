@@ -5,7 +5,7 @@ import { isNotModified } from '../../http/serialized-list';
 import type { JobQueue, JobTarget } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService, StudyAction } from '../access';
-import { sessionPrincipal } from '../access';
+import { auditActor, type Principal, sessionPrincipal } from '../access';
 import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
 import type { RequestMeta } from '../../http/request-meta';
@@ -114,7 +114,7 @@ export function createStudiesService(deps: Deps) {
     return 'Processing of your study stopped on our side. It will be retried automatically within 30 minutes; you will be notified of the outcome.';
   }
 
-  return {
+  const service = {
     requireSelf,
 
     async requestProcessing(
@@ -237,7 +237,15 @@ export function createStudiesService(deps: Deps) {
     },
 
     async download(auth: AuthenticatedSession, studyId: string, meta: RequestMeta, range: string | null) {
-      const study = await requireStudyAccess(auth, studyId, 'download', meta);
+      return service.downloadAs(sessionPrincipal(auth), studyId, meta, range);
+    },
+
+    /**
+     * A study's files as one ZIP, for any principal the access rule lets download it (its owner; a
+     * study link's recipient when the link allows downloads, modules/links).
+     */
+    async downloadAs(p: Principal, studyId: string, meta: RequestMeta, range: string | null) {
+      const study = await deps.access.requireStudyAccess(p, 'download', { id: studyId }, meta);
       const rows = await repo.instancesForDownload(study.id);
       const seriesIndex = new Map<string, number>();
       const perSeries = new Map<string, number>();
@@ -253,9 +261,17 @@ export function createStudiesService(deps: Deps) {
           location: r,
         };
       });
-      await auditEvent(auth, meta, 'study.download', study.id, 'success', {
-        instances: items.length,
-        ...(range ? { range } : {}),
+      const actor = auditActor(p);
+      await audit({
+        actorId: actor.actorId,
+        actorRole: actor.actorRole,
+        action: 'study.download',
+        targetType: 'study',
+        targetId: study.id,
+        outcome: 'success',
+        requestId: meta.requestId,
+        ip: meta.ip,
+        details: { instances: items.length, ...(range ? { range } : {}), ...(actor.link ?? {}) },
       });
       const layout = new ZipLayout(items);
       /** The archive's bytes, all of them or one range (inclusive). */
@@ -282,6 +298,7 @@ export function createStudiesService(deps: Deps) {
       await auditEvent(auth, meta, 'study.delete', study.id, 'success');
     },
   };
+  return service;
 }
 export type StudiesService = ReturnType<typeof createStudiesService>;
 

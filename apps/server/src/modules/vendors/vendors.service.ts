@@ -335,7 +335,7 @@ export function createVendorsService(deps: VendorsDeps) {
       }
     },
 
-    isVendorToken: (token: string) => token.startsWith(VENDOR_TOKEN_PREFIX),
+    isToken: (token: string) => token.startsWith(VENDOR_TOKEN_PREFIX),
 
     /**
      * The principal of a vendor's DICOMweb bearer token: live (known, not revoked, not expired), or

@@ -24,6 +24,8 @@ export interface ViewerAppServices {
   audit: AuditRecorder;
   dicomweb: DicomwebService;
   viewerGrants: ViewerGrants;
+  /** Study links (modules/links): a link credential by id, as its principal, while it is live. */
+  links?: { principalForCredential(credentialId: string): Promise<Principal | null> };
 }
 
 export interface ViewerAppOptions {
@@ -115,6 +117,12 @@ export async function buildViewerApp(
     const grant = await grantOf(req);
     if (!services.viewerGrants.isBoundTo(grant, req.cookies[bindingCookieName(grant.grantId)]))
       throw expired();
+    if (grant.linkCredentialId) {
+      // A link recipient's viewer reads as the link: ending the link ends it on the next request.
+      const link = await services.links?.principalForCredential(grant.linkCredentialId);
+      if (!link) throw expired();
+      return { ...link, studyId: grant.studyId };
+    }
     return { userId: grant.userId, role: grant.role, studyId: grant.studyId, via: 'grant' };
   };
   // The viewer page calls this once on load: the credential becomes usable in this browser only.

@@ -12,6 +12,8 @@ export interface ViewerGrant {
   studyId: string;
   expiresAt: Date;
   bindingHash: string | null;
+  /** Set when the grant opens a study link's study for its recipient (modules/links). */
+  linkCredentialId: string | null;
 }
 
 /** Viewer credentials, stored by the hash of their token. */
@@ -23,6 +25,7 @@ export function createViewerGrantsRepository(db: Db) {
       studyId: string;
       expiresAt: Date;
       sessionId: string | null;
+      linkCredentialId?: string | null;
     }): Promise<void> {
       await db.insert(viewerGrants).values(grant);
     },
@@ -42,6 +45,7 @@ export function createViewerGrantsRepository(db: Db) {
           studyId: viewerGrants.studyId,
           expiresAt: viewerGrants.expiresAt,
           bindingHash: viewerGrants.bindingHash,
+          linkCredentialId: viewerGrants.linkCredentialId,
         })
         .from(viewerGrants)
         .innerJoin(users, eq(users.id, viewerGrants.userId))

@@ -85,15 +85,28 @@ export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date
   });
 
   return {
-    /** A credential for one study, ended with the sign-in session that asked for it (`sessionId`). */
+    /**
+     * A credential for one study, ended with the sign-in session that asked for it (`sessionId`).
+     * For a study link's recipient, `link` names their link credential (the grant then reads as
+     * that link, and lives no longer than it).
+     */
     async issue(
       userId: string,
       studyId: string,
       sessionId: string | null,
+      link?: { credentialId: string; expiresAt: Date },
     ): Promise<{ token: string; expiresAt: Date }> {
       const token = `${PREFIX}${randomBytes(32).toString('base64url')}`;
-      const expiresAt = new Date(now().getTime() + VIEWER_GRANT_TTL_MS);
-      await repo.insert({ tokenHash: hash(token), userId, studyId, expiresAt, sessionId });
+      const ttlEnd = now().getTime() + VIEWER_GRANT_TTL_MS;
+      const expiresAt = new Date(link ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);
+      await repo.insert({
+        tokenHash: hash(token),
+        userId,
+        studyId,
+        expiresAt,
+        sessionId,
+        linkCredentialId: link?.credentialId ?? null,
+      });
       return { token, expiresAt };
     },
 
