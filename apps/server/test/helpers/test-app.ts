@@ -96,7 +96,12 @@ export async function createTestContext(
 
 /** What test/global-setup.ts built; null when run without it (then each file migrates its own). */
 function databaseTemplate() {
-  return inject('databaseTemplate') ?? null;
+  try {
+    return inject('databaseTemplate') ?? null;
+  } catch {
+    // Outside Vitest (the benchmarks in bench/ build their app with these helpers).
+    return null;
+  }
 }
 
 let image: Promise<Blob> | undefined;
