@@ -22,6 +22,13 @@ export const SPA_PATHS = {
   studyTransfer: '/studies/transfer/:studyId',
   upload: '/upload',
   studies: '/studies',
+  /** Every study link (SMART Health Link) the user made: status, opens, pause, extend, revoke. */
+  links: '/links',
+  /**
+   * A study link's page for whoever holds it, signed in or not: `/shl#shlink:/…`. The payload
+   * (with the decryption key) stays in the fragment, so it never reaches the server.
+   */
+  shl: '/shl',
   share: '/share',
   servicesAvailable: '/services/available',
   servicesPurchased: '/services/purchased',

@@ -1,5 +1,6 @@
-import { lazy } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter } from 'react-router';
+import { FullPageSpinner } from '@/components/full-page-spinner';
 import { paths } from '@/config/paths';
 import { HelpLayout } from './layouts/help-layout';
 import { MainLayout } from './layouts/main-layout';
@@ -36,9 +37,22 @@ const ProfessionalOrdersRoute = lazy(() => import('./routes/professional-orders'
 const ProfessionalProfileRoute = lazy(() => import('./routes/professional-profile'));
 const NotificationsRoute = lazy(() => import('./routes/notifications'));
 const VerifyEmailRoute = lazy(() => import('./routes/verify-email'));
+const LinksRoute = lazy(() => import('./routes/links'));
+// The page a study link opens, for anyone holding it: no session, no sign-in, its own chunk.
+const ShlRoute = lazy(() => import('./routes/shl'));
 
 /** The SPA's routes. Signed-out visitors see the login page on every signed-in path (RequireAuth). */
 export const router = createBrowserRouter([
+  {
+    // Outside RootLayout: the recipient of a link has no account, so nothing asks who is signed in.
+    path: paths.shl,
+    errorElement: <RouteError />,
+    element: (
+      <Suspense fallback={<FullPageSpinner />}>
+        <ShlRoute />
+      </Suspense>
+    ),
+  },
   {
     element: <RootLayout />,
     errorElement: <RouteError />,
@@ -80,6 +94,7 @@ export const router = createBrowserRouter([
               { index: true, element: <DashboardRoute /> },
               { path: paths.upload, element: <UploadRoute /> },
               { path: paths.studies, element: <StudiesRoute /> },
+              { path: paths.links, element: <LinksRoute /> },
               { path: paths.share, element: <ShareRoute /> },
               { path: paths.servicesAvailable, element: <ServicesAvailableRoute /> },
               { path: paths.servicesPurchased, element: <ServicesPurchasedRoute /> },

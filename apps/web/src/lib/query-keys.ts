@@ -40,6 +40,11 @@ export const queryKeys = {
   providerRatings: (providerId: string) => ['/api/providers', providerId, 'ratings'] as const,
   /** What the user shared with one provider (body {data}); shares.byProviderAll is its prefix. */
   providerShares: (providerId: string) => ['/api/users/shares/provider', providerId] as const,
+  /** The user's study links (Links page) and one study's (Access & activity); `all` is the prefix. */
+  studyLinks: {
+    all: ['/api/studies/links'],
+    byStudy: (studyId: string) => ['/api/studies/links', { studyId }] as const,
+  },
   /** Who can open a study and what they did (owner only). */
   studyAccess: (studyId: string) => ['/api/studies', studyId, 'access'] as const,
   /** The signed-in user's invite link (Share & Embed). */

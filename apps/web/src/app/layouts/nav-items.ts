@@ -5,6 +5,7 @@ import {
   IdCard,
   Inbox,
   LayoutDashboard,
+  Link2,
   type LucideIcon,
   Settings,
   ShieldCheck,
@@ -23,6 +24,7 @@ export interface NavItem {
 export const NAV_ITEMS: readonly NavItem[] = [
   { to: paths.home, label: 'Dashboard', icon: LayoutDashboard },
   { to: paths.studies, label: 'My Studies', icon: FileImage },
+  { to: paths.links, label: 'Links', icon: Link2 },
   { to: paths.servicesAvailable, label: 'Available Services', icon: Store },
   { to: paths.servicesPurchased, label: 'Purchased Services', icon: ClipboardCheck },
   { to: paths.providers, label: 'Healthcare Providers', icon: Stethoscope },

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Upload } from 'lucide-react';
-import { useEffect, useRef } from 'react';
+import type { StudyListItem } from '@mi/contracts/studies';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { PageHeader } from '@/components/page-header';
 import { Button } from '@/components/ui/button';
@@ -14,6 +15,8 @@ import { MyStudies } from '@/features/studies/components/my-studies';
 import { PendingJobsBadge } from '@/features/studies/components/pending-jobs-badge';
 import { SharedStudies } from '@/features/studies/components/shared-studies';
 import { useOwnershipLink } from '@/features/studies/hooks/use-ownership-link';
+import { CreateLinkDialog } from '@/features/study-links/components/create-link-dialog';
+import { StudyLinksSection } from '@/features/study-links/components/study-links-section';
 import { queryKeys } from '@/lib/query-keys';
 
 type StudiesTab = 'my_studies' | 'shared_studies';
@@ -57,6 +60,7 @@ export default function StudiesRoute() {
   const newOnly = params.get('newOnly') === 'true';
   const pending = usePendingJobs(user.id);
   const transferring = useOwnershipLink(user.id);
+  const [linkStudies, setLinkStudies] = useState<StudyListItem[] | null>(null);
   useShareLinkParams(user.id);
   const selectTab = (value: string) =>
     setParams(
@@ -96,12 +100,15 @@ export default function StudiesRoute() {
             newOnly={newOnly}
             processing={pending.processCount}
             sharingAllowed={user.shareMedicalData}
+            onShareByLink={setLinkStudies}
+            studyLinks={(study) => <StudyLinksSection studyId={study.id} />}
           />
         </TabsContent>
         <TabsContent value="shared_studies">
           <SharedStudies userId={user.id} />
         </TabsContent>
       </Tabs>
+      <CreateLinkDialog studies={linkStudies} onClose={() => setLinkStudies(null)} />
       <BusyOverlay message={transferring ? 'Transferring ownership, please wait...' : null} />
     </>
   );

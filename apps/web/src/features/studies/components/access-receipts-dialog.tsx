@@ -1,6 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { RefreshCw } from 'lucide-react';
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
@@ -16,9 +16,12 @@ import { useAccessReceipts } from '../api/get-access-receipts';
 export function AccessReceiptsDialog({
   study,
   onClose,
+  links,
 }: {
   study: StudyListItem | null;
   onClose: () => void;
+  /** The study's links (a section composed in by the Studies route), after who can open it. */
+  links?: (study: StudyListItem) => ReactNode;
 }) {
   const id = useId();
   const receipts = useAccessReceipts(study?.id ?? null);
@@ -68,6 +71,7 @@ export function AccessReceiptsDialog({
             </ul>
           )}
         </section>
+        {study && links?.(study)}
         <section aria-labelledby={`${id}-activity`} className="grid gap-2">
           <h3 id={`${id}-activity`} className="text-sm font-semibold">
             Activity

@@ -1,6 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { FileImage, RefreshCw } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { FileImage, QrCode, RefreshCw, X } from 'lucide-react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { EmptyState } from '@/components/empty-state';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -36,6 +36,8 @@ export function MyStudies({
   newOnly,
   processing,
   sharingAllowed,
+  onShareByLink,
+  studyLinks,
 }: {
   userId: string;
   newOnly: boolean;
@@ -43,6 +45,10 @@ export function MyStudies({
   processing: number;
   /** The user's Share Medical Records setting (the Share dialog says how to turn it on). */
   sharingAllowed: boolean;
+  /** 'Share by link / QR' for one study or the selection (the dialog is composed in by the route). */
+  onShareByLink?: (studies: StudyListItem[]) => void;
+  /** A study's links, shown in its Access & activity. */
+  studyLinks?: (study: StudyListItem) => ReactNode;
 }) {
   const studies = useUserStudies(userId);
   const deleteStudy = useDeleteStudy();
@@ -55,6 +61,7 @@ export function MyStudies({
   const [transferring, setTransferring] = useState<StudyListItem | null>(null);
   const [receipts, setReceipts] = useState<StudyListItem | null>(null);
   const transferOwnership = useTransferOwnership(userId);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
   const all = studies.data;
   const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
@@ -62,6 +69,22 @@ export function MyStudies({
     () => sortStudies(filterStudies(all ?? [], { ...filter, newOnly }), sort),
     [all, filter, newOnly, sort],
   );
+
+  // Only studies still listed and shown count as selected (a deleted or filtered-out one drops out).
+  const selectedStudies = useMemo(() => rows.filter((s) => selected.has(s.id)), [rows, selected]);
+  const selection = onShareByLink
+    ? {
+        selected,
+        toggle: (studyId: string, on: boolean) =>
+          setSelected((prev) => {
+            const next = new Set(prev);
+            if (on) next.add(studyId);
+            else next.delete(studyId);
+            return next;
+          }),
+        toggleAll: (on: boolean) => setSelected(on ? new Set(rows.map((s) => s.id)) : new Set()),
+      }
+    : undefined;
 
   const confirmDelete = (study: StudyListItem) => {
     setDeleting(null);
@@ -147,6 +170,8 @@ export function MyStudies({
           onDownload: download,
           onTransfer: setTransferring,
           onAccess: setReceipts,
+          onShareByLink: onShareByLink && ((study) => onShareByLink([study])),
+          selection,
         }}
       />
     );
@@ -155,6 +180,23 @@ export function MyStudies({
   return (
     <div className="grid gap-4">
       <StudyFilterBar filter={filter} modalities={modalities} onChange={setFilter} />
+      {onShareByLink && selectedStudies.length > 0 && (
+        <div
+          role="region"
+          aria-label="Selected studies"
+          className="flex flex-wrap items-center gap-2 rounded-lg border bg-accent px-3 py-2 text-sm"
+        >
+          <span className="mr-auto font-medium" aria-live="polite">
+            {selectedStudies.length} {selectedStudies.length === 1 ? 'study' : 'studies'} selected
+          </span>
+          <Button size="sm" onClick={() => onShareByLink(selectedStudies)}>
+            <QrCode aria-hidden="true" /> Share by link / QR
+          </Button>
+          <Button size="sm" variant="ghost" onClick={() => setSelected(new Set())}>
+            <X aria-hidden="true" /> Clear selection
+          </Button>
+        </div>
+      )}
       {body}
       <StudyInfoDialog study={infoStudy} onClose={() => setInfoStudy(null)} />
       <DeleteStudyDialog study={deleting} onCancel={() => setDeleting(null)} onConfirm={confirmDelete} />
@@ -170,7 +212,7 @@ export function MyStudies({
         onCancel={() => setTransferring(null)}
         onTransfer={transfer}
       />
-      <AccessReceiptsDialog study={receipts} onClose={() => setReceipts(null)} />
+      <AccessReceiptsDialog study={receipts} onClose={() => setReceipts(null)} links={studyLinks} />
       <BusyOverlay
         message={
           deleteStudy.isPending

@@ -2,9 +2,11 @@ import type { StudyListItem } from '@mi/contracts/studies';
 import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
 import { formatDate } from '@/lib/format';
 import { patientDisplayName, type StudySort, type StudySortKey } from '../utils/study-list';
+import { Checkbox } from '@/components/ui/checkbox';
 import {
   NA,
   StudyActions,
+  StudySelectBox,
   StudyInfoButton,
   StudyStatus,
   type SharedBy,
@@ -78,6 +80,11 @@ function StudyRow({
   const patientName = patientDisplayName(study);
   return (
     <tr className="border-t align-middle hover:bg-muted/40">
+      {handlers.selection && (
+        <td className="w-8 py-2.5 pl-3">
+          <StudySelectBox study={study} selection={handlers.selection} />
+        </td>
+      )}
       <td className="max-w-56 px-2 py-2.5 font-medium">
         <span className="flex items-center gap-3">
           {/* Rendered on the server from the study (a placeholder when it has no image). */}
@@ -161,6 +168,21 @@ export function StudiesTable({
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-muted/60 text-muted-foreground">
           <tr>
+            {handlers.selection && (
+              <th scope="col" className="w-8 py-3 pl-3 text-left">
+                <Checkbox
+                  checked={
+                    studies.length > 0 && studies.every((s) => handlers.selection!.selected.has(s.id))
+                      ? true
+                      : studies.some((s) => handlers.selection!.selected.has(s.id))
+                        ? 'indeterminate'
+                        : false
+                  }
+                  onCheckedChange={(checked) => handlers.selection!.toggleAll(checked === true)}
+                  aria-label="Select all studies shown"
+                />
+              </th>
+            )}
             {columns.map((c) => (
               <SortHeader key={c.label} column={c} sort={sort} onSort={onSort} />
             ))}

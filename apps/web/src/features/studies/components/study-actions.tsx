@@ -8,12 +8,14 @@ import {
   History,
   Info,
   MoreHorizontal,
+  QrCode,
   Share2,
   Stethoscope,
   Trash2,
 } from 'lucide-react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
+import { Checkbox } from '@/components/ui/checkbox';
 import {
   DropdownMenu,
   DropdownMenuContent,
@@ -33,6 +35,28 @@ export interface StudyRowHandlers {
   onTransfer?: (study: StudyListItem) => void;
   onRequestOwnership?: (study: StudyListItem) => void;
   onAccess?: (study: StudyListItem) => void;
+  /** 'Share by link / QR': a link or QR code that opens the study without an account. */
+  onShareByLink?: (study: StudyListItem) => void;
+  /** My Studies: studies ticked for an action on several at once (Share by link / QR). */
+  selection?: StudySelection;
+}
+
+export interface StudySelection {
+  selected: ReadonlySet<string>;
+  toggle: (studyId: string, on: boolean) => void;
+  /** Ticks or clears every study shown. */
+  toggleAll: (on: boolean) => void;
+}
+
+/** A study's tick box for actions on a selection. */
+export function StudySelectBox({ study, selection }: { study: StudyListItem; selection: StudySelection }) {
+  return (
+    <Checkbox
+      checked={selection.selected.has(study.id)}
+      onCheckedChange={(checked) => selection.toggle(study.id, checked === true)}
+      aria-label={`Select ${study.metadata.studyDescription || 'study'}`}
+    />
+  );
 }
 
 /** Who shared a study of the Shared Studies tab. */
@@ -140,6 +164,11 @@ export function StudyActions({
               <Link to={shareWithProviderHref(study)}>
                 <Stethoscope aria-hidden="true" /> Share with a Provider
               </Link>
+            </DropdownMenuItem>
+          )}
+          {handlers.onShareByLink && (
+            <DropdownMenuItem onSelect={() => handlers.onShareByLink?.(study)}>
+              <QrCode aria-hidden="true" /> Share by link / QR
             </DropdownMenuItem>
           )}
           {handlers.onDownload && (

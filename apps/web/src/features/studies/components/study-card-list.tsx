@@ -6,6 +6,7 @@ import {
   NA,
   StudyActions,
   StudyInfoButton,
+  StudySelectBox,
   StudyStatus,
   type SharedBy,
   type StudyRowHandlers,
@@ -26,6 +27,11 @@ function StudyListCard({
   return (
     <Card className="grid min-w-0 gap-3 p-4">
       <div className="flex min-w-0 gap-3">
+        {handlers.selection && (
+          <div className="pt-0.5">
+            <StudySelectBox study={study} selection={handlers.selection} />
+          </div>
+        )}
         {/* Rendered on the server from the study (a placeholder when it has no image). */}
         <img
           src={`/api/studies/${study.id}/thumbnail`}

@@ -1,0 +1,315 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { CHECKIN_MAX_MINUTES, LINK_LABEL_MAX, type CreatedLink, type LinkMode } from '@mi/contracts/links';
+import type { StudyListItem } from '@mi/contracts/studies';
+import { useEffect, useId, useState } from 'react';
+import { Controller, useForm, useWatch } from 'react-hook-form';
+import { Alert, AlertDescription } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Checkbox } from '@/components/ui/checkbox';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/components/ui/dialog';
+import { FieldError } from '@/components/ui/field-error';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { NativeSelect } from '@/components/ui/native-select';
+import { PasswordInput } from '@/components/ui/password-input';
+import { errorMessage } from '@/lib/api-client';
+import { cn } from '@/lib/utils';
+import { useCreateLink } from '../api/create-link';
+import {
+  CUSTOM_EXPIRY,
+  DEFAULT_EXPIRY,
+  LINK_MODE_LABELS,
+  defaultLinkForm,
+  expiryChoices,
+  expiryDate,
+  linkFormSchema,
+  needsPasscode,
+  toCreateRequest,
+  toLocalInput,
+  type LinkFormValues,
+} from '../utils/link-policy';
+import { LinkCreated } from './link-created';
+
+const MODE_HINTS: Record<LinkMode, string> = {
+  share: 'For a doctor or anyone you send it to. Asks their name, and the passcode if you set one.',
+  checkin: `For the front desk: show the QR code when you arrive. Lives 15 minutes (at most ${CHECKIN_MAX_MINUTES}).`,
+};
+
+function studiesSummary(studies: StudyListItem[]): string {
+  if (studies.length === 1) return studies[0]!.metadata.studyDescription || 'this study';
+  return `${studies.length} studies`;
+}
+
+/**
+ * My Studies → 'Share by link / QR' (a study's More menu, or a selection): the link's policy, then
+ * the link itself as a large QR code to show, print or download, and as text to copy.
+ */
+export function CreateLinkDialog({
+  studies,
+  onClose,
+}: {
+  /** The studies the link will carry; null when the dialog is closed. */
+  studies: StudyListItem[] | null;
+  onClose: () => void;
+}) {
+  const [created, setCreated] = useState<{ link: CreatedLink; passcode: boolean } | null>(null);
+  const open = studies !== null;
+  useEffect(() => {
+    if (open) setCreated(null);
+  }, [open]);
+
+  return (
+    <Dialog open={open} onOpenChange={(next) => !next && onClose()}>
+      <DialogContent className="sm:max-w-xl">
+        {created ? (
+          <LinkCreated created={created.link} passcodeSet={created.passcode} onDone={onClose} />
+        ) : (
+          studies && (
+            <CreateLinkForm
+              studies={studies}
+              onCancel={onClose}
+              onCreated={(link, passcode) => setCreated({ link, passcode })}
+            />
+          )
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+export function CreateLinkForm({
+  studies,
+  onCancel,
+  onCreated,
+}: {
+  studies: StudyListItem[];
+  onCancel: () => void;
+  onCreated: (link: CreatedLink, passcodeSet: boolean) => void;
+}) {
+  const id = useId();
+  const create = useCreateLink();
+  const {
+    register,
+    handleSubmit,
+    control,
+    setValue,
+    formState: { errors },
+  } = useForm<LinkFormValues>({
+    resolver: zodResolver(linkFormSchema),
+    mode: 'onSubmit',
+    reValidateMode: 'onChange',
+    defaultValues: defaultLinkForm(),
+  });
+  const [mode, expiry, customExpiry, passcode, label] = useWatch({
+    control,
+    name: ['mode', 'expiry', 'customExpiry', 'passcode', 'label'],
+  });
+
+  const chooseMode = (next: LinkMode) => {
+    setValue('mode', next);
+    setValue('expiry', DEFAULT_EXPIRY[next]);
+    setValue('customExpiry', '');
+    // A check-in link has no passcode: it is opened at the desk by whoever is there.
+    if (next === 'checkin') setValue('passcode', '');
+  };
+
+  const now = new Date();
+  const passcodeRequired = needsPasscode(mode, expiryDate(expiry, customExpiry, now), now);
+  const customMax = new Date(
+    now.getTime() + (mode === 'checkin' ? CHECKIN_MAX_MINUTES * 60_000 : 365 * 24 * 3_600_000),
+  );
+  const field = (name: keyof LinkFormValues) => ({
+    id: `${id}-${name}`,
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': [errors[name] ? `${id}-${name}-error` : '', `${id}-${name}-hint`].join(' ').trim(),
+  });
+
+  const submit = (values: LinkFormValues) =>
+    create.mutate(
+      toCreateRequest(
+        values,
+        studies.map((s) => s.id),
+        new Date(),
+      ),
+      { onSuccess: (link) => onCreated(link, values.mode === 'share' && values.passcode !== '') },
+    );
+
+  return (
+    <>
+      <DialogHeader>
+        <DialogTitle>Share by link / QR</DialogTitle>
+        <DialogDescription>
+          A link or QR code that opens{' '}
+          <span className="font-medium text-foreground">{studiesSummary(studies)}</span> without an account.
+          You see every open and can end it at any time.
+        </DialogDescription>
+      </DialogHeader>
+      <form noValidate className="grid gap-5" aria-label="Share by link / QR" onSubmit={handleSubmit(submit)}>
+        <fieldset className="grid gap-2">
+          <legend className="mb-2 text-sm font-medium">Kind of link</legend>
+          <div className="grid gap-2 sm:grid-cols-2">
+            {(['share', 'checkin'] as const).map((value) => (
+              <label
+                key={value}
+                className={cn(
+                  'flex cursor-pointer gap-3 rounded-md border p-3 text-sm has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-ring',
+                  mode === value && 'border-primary bg-accent',
+                )}
+              >
+                <input
+                  type="radio"
+                  name={`${id}-mode`}
+                  value={value}
+                  checked={mode === value}
+                  onChange={() => chooseMode(value)}
+                  className="mt-0.5 size-4 accent-[var(--color-primary)]"
+                />
+                <span className="grid gap-0.5">
+                  <span className="font-medium">{LINK_MODE_LABELS[value]}</span>
+                  <span className="text-muted-foreground">{MODE_HINTS[value]}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        <div className="grid gap-2">
+          <Label htmlFor={`${id}-expiry`}>Expires after</Label>
+          <NativeSelect {...field('expiry')} {...register('expiry')}>
+            {expiryChoices(mode).map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+            <option value={CUSTOM_EXPIRY}>Custom date and time…</option>
+          </NativeSelect>
+          {expiry === CUSTOM_EXPIRY && (
+            <>
+              <Label htmlFor={`${id}-customExpiry`} className="sr-only">
+                Expires on
+              </Label>
+              <Input
+                type="datetime-local"
+                min={toLocalInput(now)}
+                max={toLocalInput(customMax)}
+                {...field('customExpiry')}
+                {...register('customExpiry')}
+              />
+            </>
+          )}
+          <p id={`${id}-expiry-hint`} className="text-xs text-muted-foreground">
+            {mode === 'checkin'
+              ? `A check-in link lasts at most ${CHECKIN_MAX_MINUTES} minutes.`
+              : 'After this the link stops working. You can end it earlier or extend it on the Links page.'}
+          </p>
+          <FieldError id={`${id}-expiry-error`} message={errors.expiry?.message} />
+          <FieldError id={`${id}-customExpiry-error`} message={errors.customExpiry?.message} />
+        </div>
+
+        {mode === 'share' && (
+          <div className="grid gap-2">
+            <Label htmlFor={`${id}-passcode`}>
+              Passcode{' '}
+              <span className="font-normal text-muted-foreground">
+                {passcodeRequired ? '(required for more than 24 hours)' : '(optional)'}
+              </span>
+            </Label>
+            <PasswordInput
+              autoComplete="new-password"
+              aria-required={passcodeRequired || undefined}
+              {...field('passcode')}
+              {...register('passcode')}
+            />
+            <p id={`${id}-passcode-hint`} className="text-xs text-muted-foreground">
+              {passcode
+                ? 'Send the passcode separately from the link, for example by phone.'
+                : 'Whoever opens the link must type it. Wrong guesses are limited.'}
+            </p>
+            <FieldError id={`${id}-passcode-error`} message={errors.passcode?.message} />
+          </div>
+        )}
+
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div className="grid content-start gap-2">
+            <Label htmlFor={`${id}-maxOpens`}>
+              Maximum opens <span className="font-normal text-muted-foreground">(optional)</span>
+            </Label>
+            <Input
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              placeholder="No limit"
+              {...field('maxOpens')}
+              {...register('maxOpens')}
+            />
+            <p id={`${id}-maxOpens-hint`} className="sr-only">
+              Leave empty for no limit.
+            </p>
+            <FieldError id={`${id}-maxOpens-error`} message={errors.maxOpens?.message} />
+          </div>
+          <div className="grid content-start gap-2">
+            <Label htmlFor={`${id}-label`}>
+              Label <span className="font-normal text-muted-foreground">(optional)</span>
+            </Label>
+            <Input
+              placeholder="For example: Dr Rivera, knee MRI"
+              {...field('label')}
+              {...register('label')}
+            />
+            <p id={`${id}-label-hint`} className="text-xs text-muted-foreground">
+              Shown to the recipient. {label.trim().length}/{LINK_LABEL_MAX}
+            </p>
+            <FieldError id={`${id}-label-error`} message={errors.label?.message} />
+          </div>
+        </div>
+
+        <div className="flex items-start gap-3">
+          <Controller
+            control={control}
+            name="allowDownload"
+            render={({ field: f }) => (
+              <Checkbox
+                id={`${id}-allowDownload`}
+                checked={f.value}
+                onCheckedChange={(checked) => f.onChange(checked === true)}
+                aria-describedby={`${id}-allowDownload-hint`}
+                className="mt-0.5"
+              />
+            )}
+          />
+          <div className="grid gap-0.5">
+            <Label htmlFor={`${id}-allowDownload`}>Allow download</Label>
+            <p id={`${id}-allowDownload-hint`} className="text-xs text-muted-foreground">
+              The recipient may also download the images as a ZIP file. Otherwise they can only view them.
+            </p>
+          </div>
+        </div>
+
+        {create.isError && (
+          <Alert variant="destructive">
+            <AlertDescription>
+              {errorMessage(create.error, 'The link could not be created. Please try again.')}
+            </AlertDescription>
+          </Alert>
+        )}
+
+        <DialogFooter>
+          <Button type="button" variant="outline" onClick={onCancel} disabled={create.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={create.isPending} aria-busy={create.isPending || undefined}>
+            {create.isPending ? 'Creating link…' : 'Create link'}
+          </Button>
+        </DialogFooter>
+      </form>
+    </>
+  );
+}
