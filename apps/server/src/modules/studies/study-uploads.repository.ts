@@ -1,0 +1,123 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { instances, notifications, studyUploads, uploadObjects } from '../../db/schema/index';
+import { chunks } from './study-instances.repository';
+
+export type UploadRow = typeof studyUploads.$inferSelect;
+export type NewNotification = Omit<typeof notifications.$inferInsert, 'id'>;
+
+/**
+ * Uploads being processed (study_uploads) and the objects each run writes (upload_objects), so a
+ * run that dies leaves nothing behind that nobody deletes.
+ */
+export function createStudyUploadsRepository(db: Db) {
+  return {
+    async findUploadByObjectName(objectName: string): Promise<UploadRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(studyUploads)
+        .where(eq(studyUploads.objectName, objectName))
+        .limit(1);
+      return row;
+    },
+    async findUpload(id: string): Promise<UploadRow | undefined> {
+      const [row] = await db.select().from(studyUploads).where(eq(studyUploads.id, id)).limit(1);
+      return row;
+    },
+    /** Creates the upload record unless one exists for this object; returns the row either way. */
+    async ensureUpload(values: {
+      ownerId: string;
+      objectName: string;
+      uploadType: 'regular' | 'shared';
+      sizeBytes: number;
+      /** Who sent the files; for a shared upload the invitee (ownerId is the inviter). */
+      uploadedBy?: string;
+      invitationId?: string;
+    }): Promise<{ row: UploadRow; created: boolean }> {
+      const [row] = await db
+        .insert(studyUploads)
+        .values(values)
+        .onConflictDoNothing({ target: studyUploads.objectName })
+        .returning();
+      if (row) return { row, created: true };
+      const existing = await this.findUploadByObjectName(values.objectName);
+      if (!existing) throw new Error('upload record vanished');
+      return { row: existing, created: false };
+    },
+    async setUploadJob(id: string, jobId: string): Promise<void> {
+      await db.update(studyUploads).set({ jobId }).where(eq(studyUploads.id, id));
+    },
+    async markProcessing(id: string): Promise<number> {
+      const [row] = await db
+        .update(studyUploads)
+        .set({ status: 'processing', attempts: sql`${studyUploads.attempts} + 1` })
+        .where(eq(studyUploads.id, id))
+        .returning({ attempts: studyUploads.attempts });
+      return row?.attempts ?? 0;
+    },
+    async setUploadSummary(id: string, summary: Record<string, unknown>): Promise<void> {
+      await db.update(studyUploads).set({ summary }).where(eq(studyUploads.id, id));
+    },
+    /** Marks the upload failed and leaves the owner (and a shared upload's sender) a notification, in one transaction. */
+    async failUpload(
+      id: string,
+      reason: string,
+      summary: Record<string, unknown>,
+      notification: NewNotification | NewNotification[],
+    ): Promise<void> {
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(studyUploads)
+          .set({ status: 'failed', reason, summary, finishedAt: new Date() })
+          .where(and(eq(studyUploads.id, id), inArray(studyUploads.status, ['queued', 'processing'])))
+          .returning({ id: studyUploads.id });
+        if (row) await tx.insert(notifications).values([notification].flat());
+      });
+    },
+
+    /** Uploads left queued or processing by a run that died long ago. */
+    async staleUploads(olderThan: Date): Promise<UploadRow[]> {
+      return db
+        .select()
+        .from(studyUploads)
+        .where(
+          and(
+            inArray(studyUploads.status, ['queued', 'processing']),
+            sql`${studyUploads.createdAt} < ${olderThan}`,
+          ),
+        );
+    },
+  };
+}
+export type StudyUploadsRepository = ReturnType<typeof createStudyUploadsRepository>;
+
+/** The objects each upload run writes (upload_objects), until they are indexed or deleted. */
+export function createUploadObjectsRepository(db: Db) {
+  return {
+    async recordIntents(uploadId: string, keys: string[]): Promise<void> {
+      for (const part of chunks(keys)) {
+        await db
+          .insert(uploadObjects)
+          .values(part.map((storageKey) => ({ uploadId, storageKey })))
+          .onConflictDoNothing();
+      }
+    },
+    /** Objects this upload wrote (or replaced) that no instance references. */
+    async unindexedIntents(uploadId: string): Promise<string[]> {
+      const rows = await db
+        .select({ key: uploadObjects.storageKey })
+        .from(uploadObjects)
+        .where(
+          and(
+            eq(uploadObjects.uploadId, uploadId),
+            sql`not exists (select 1 from ${instances} i where i.storage_key = ${uploadObjects.storageKey})`,
+          ),
+        );
+      return rows.map((r) => r.key);
+    },
+    async clearIntents(uploadId: string): Promise<void> {
+      await db.delete(uploadObjects).where(eq(uploadObjects.uploadId, uploadId));
+    },
+  };
+}
+export type UploadObjectsRepository = ReturnType<typeof createUploadObjectsRepository>;
