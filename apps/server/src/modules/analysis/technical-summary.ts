@@ -271,15 +271,9 @@ function describe<T>(label: string, values: T[], show: (v: T) => string, max = 4
   return `${label}: ${shown}${values.length > 1 ? ` (varies across ${values.length} values)` : ''}`;
 }
 
-/** The report's lines for one series. */
-export function seriesSection(s: SeriesInput, index: number): ReportSection {
-  const images = s.instances.reduce((n, i) => n + i.frames, 0);
-  const lines: string[] = [];
-  lines.push(`Modality: ${s.modality ?? distinct(s.instances, (a) => a.modality)[0] ?? 'not stated'}`);
-  lines.push(
-    `Images: ${images}${images !== s.instances.length ? ` (in ${s.instances.length} instances)` : ''}`,
-  );
-  const params = [
+/** The acquisition parameters of a series' instances, each with how much it varies. */
+function acquisitionLines(s: SeriesInput): string[] {
+  return [
     describe(
       'Slice thickness',
       distinct(s.instances, (a) => a.sliceThicknessMm),
@@ -336,7 +330,11 @@ export function seriesSection(s: SeriesInput, index: number): ReportSection {
       (v) => `${fmt(v)} ms`,
     ),
   ].filter((l): l is string => l !== null);
-  lines.push(...params);
+}
+
+/** How the series covers the patient axis: its slice positions, gaps and repeats. */
+function coverageLines(s: SeriesInput): string[] {
+  const lines: string[] = [];
   const cov = coverage(slicePositions(s.instances));
   if (cov && cov.slices > 1) {
     lines.push(
@@ -356,6 +354,19 @@ export function seriesSection(s: SeriesInput, index: number): ReportSection {
   } else {
     lines.push('Coverage along the patient axis: not computable (no Image Position/Orientation Patient)');
   }
+  return lines;
+}
+
+/** The report's lines for one series. */
+export function seriesSection(s: SeriesInput, index: number): ReportSection {
+  const images = s.instances.reduce((n, i) => n + i.frames, 0);
+  const lines: string[] = [];
+  lines.push(`Modality: ${s.modality ?? distinct(s.instances, (a) => a.modality)[0] ?? 'not stated'}`);
+  lines.push(
+    `Images: ${images}${images !== s.instances.length ? ` (in ${s.instances.length} instances)` : ''}`,
+  );
+  lines.push(...acquisitionLines(s));
+  lines.push(...coverageLines(s));
   const ctdi = distinct(s.instances, (a) => a.ctdiVolMgy);
   const dlp = distinct(s.instances, (a) => a.dlpMgyCm);
   const dose = [

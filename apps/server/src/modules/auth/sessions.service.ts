@@ -27,6 +27,25 @@ export interface SessionsDeps {
   now: () => Date;
 }
 
+/**
+ * A refresh token presented again after it was exchanged was copied: its session, and every token
+ * descended from it, are revoked (within a few seconds it is two tabs racing, and only fails).
+ */
+async function revokeOnReuse(deps: SessionsDeps, oldHash: string, at: Date, meta: RequestMeta) {
+  const rotated = await deps.sessions.findRotated(oldHash);
+  if (rotated && at.getTime() - rotated.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
+    await deps.sessions.revoke(rotated.sessionId, 'refresh_token_reuse', at);
+    await deps.audit({
+      action: 'auth.refresh_reuse',
+      outcome: 'denied',
+      targetType: 'session',
+      targetId: rotated.sessionId,
+      requestId: meta.requestId,
+      ip: meta.ip,
+    });
+  }
+}
+
 /** Server-side sessions once signed in: each request's check and the refresh of its tokens. */
 export function createSessionsService(deps: SessionsDeps) {
   const { now } = deps;
@@ -82,20 +101,7 @@ export function createSessionsService(deps: SessionsDeps) {
       const oldHash = hashToken(refreshToken);
       const session = await deps.sessions.findActiveByRefreshHash(oldHash);
       const at = now();
-      if (!session) {
-        const rotated = await deps.sessions.findRotated(oldHash);
-        if (rotated && at.getTime() - rotated.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
-          await deps.sessions.revoke(rotated.sessionId, 'refresh_token_reuse', at);
-          await deps.audit({
-            action: 'auth.refresh_reuse',
-            outcome: 'denied',
-            targetType: 'session',
-            targetId: rotated.sessionId,
-            requestId: meta.requestId,
-            ip: meta.ip,
-          });
-        }
-      }
+      if (!session) await revokeOnReuse(deps, oldHash, at, meta);
       const user = session ? await deps.users.findById(session.userId) : undefined;
       if (!session || !user || expiryReason(session, at)) {
         if (session) await deps.sessions.revoke(session.id, 'expired', at);

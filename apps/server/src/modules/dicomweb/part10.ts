@@ -143,52 +143,71 @@ function elementToJson(
     return items.length ? { vr: 'SQ', Value: items } : { vr: 'SQ' };
   }
   const available = el.dataOffset + (el.length ?? 0) <= ds.byteArray.length;
-  if (tag === '7FE00010' || BINARY_VRS.has(vr)) {
-    if (top && (tag === '7FE00010' || el.length > INLINE_BINARY_MAX || el.encapsulatedPixelData)) {
-      return { vr, BulkDataURI: `${opts.bulkBase}/bulkdata/${tag}` };
-    }
-    if (!available || el.length === 0 || el.length === undefined) return { vr };
-    const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
+  if (tag === '7FE00010' || BINARY_VRS.has(vr)) return binaryToJson(ds, el, tag, vr, available, opts, top);
+  if (!available || !el.length) return { vr };
+  if (STRING_VRS.has(vr)) return stringToJson(ds, el, vr, cs);
+  return numbersToJson(ds, el, tag, vr, p);
+}
+
+/** Pixel data and binary VRs: a BulkDataURI at the top level when large, else inline base64. */
+function binaryToJson(
+  ds: DataSet,
+  el: Element,
+  tag: string,
+  vr: string,
+  available: boolean,
+  opts: JsonOptions,
+  top: boolean,
+): DicomJsonValue {
+  if (top && (tag === '7FE00010' || el.length > INLINE_BINARY_MAX || el.encapsulatedPixelData)) {
+    return { vr, BulkDataURI: `${opts.bulkBase}/bulkdata/${tag}` };
+  }
+  if (!available || el.length === 0 || el.length === undefined) return { vr };
+  const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
+  return {
+    vr,
+    InlineBinary: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+  };
+}
+
+/** Text VRs: decoded in the data set's character set, split into values; person names by group. */
+function stringToJson(ds: DataSet, el: Element, vr: string, cs: CharacterSet): DicomJsonValue {
+  const raw = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
+  const text = TEXT_VRS.has(vr)
+    ? cs.decode(raw)
+    : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+  const parts = SINGLE_VALUED.has(vr) ? [trimTextValue(text)] : text.split('\\');
+  const values = parts.map((v) =>
+    vr === 'UI' ? trimUidValue(v) : vr === 'LT' || vr === 'ST' || vr === 'UT' ? v : trimStringValue(v),
+  );
+  if (values.every((v) => v === '')) return { vr };
+  if (vr === 'PN') {
     return {
       vr,
-      InlineBinary: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+      Value: values.map((v) => {
+        if (v === '') return null;
+        const [a, i, ph] = v.split('=');
+        return {
+          ...(a ? { Alphabetic: a } : {}),
+          ...(i ? { Ideographic: i } : {}),
+          ...(ph ? { Phonetic: ph } : {}),
+        };
+      }),
     };
   }
-  if (!available || !el.length) return { vr };
-  if (STRING_VRS.has(vr)) {
-    const raw = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
-    const text = TEXT_VRS.has(vr)
-      ? cs.decode(raw)
-      : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
-    const parts = SINGLE_VALUED.has(vr) ? [trimTextValue(text)] : text.split('\\');
-    const values = parts.map((v) =>
-      vr === 'UI' ? trimUidValue(v) : vr === 'LT' || vr === 'ST' || vr === 'UT' ? v : trimStringValue(v),
-    );
-    if (values.every((v) => v === '')) return { vr };
-    if (vr === 'PN') {
-      return {
-        vr,
-        Value: values.map((v) => {
-          if (v === '') return null;
-          const [a, i, ph] = v.split('=');
-          return {
-            ...(a ? { Alphabetic: a } : {}),
-            ...(i ? { Ideographic: i } : {}),
-            ...(ph ? { Phonetic: ph } : {}),
-          };
-        }),
-      };
-    }
-    if (vr === 'DS' || vr === 'IS') {
-      return {
-        vr,
-        Value: values
-          .map((v) => (v === '' ? null : Number(v)))
-          .map((n) => (n === null || Number.isFinite(n) ? n : null)),
-      };
-    }
-    return { vr, Value: values.map((v) => (v === '' ? null : v)) };
+  if (vr === 'DS' || vr === 'IS') {
+    return {
+      vr,
+      Value: values
+        .map((v) => (v === '' ? null : Number(v)))
+        .map((n) => (n === null || Number.isFinite(n) ? n : null)),
+    };
   }
+  return { vr, Value: values.map((v) => (v === '' ? null : v)) };
+}
+
+/** Numeric and tag VRs, read in the file's byte order; anything else unknown, as UN. */
+function numbersToJson(ds: DataSet, el: Element, tag: string, vr: string, p: ParsedInstance): DicomJsonValue {
   const count = (size: number) => Math.floor(el.length / size);
   const read = (size: number, fn: (i: number) => unknown) => ({
     vr,
