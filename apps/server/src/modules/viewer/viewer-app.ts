@@ -111,6 +111,9 @@ export async function buildViewerApp(
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
     const grant = token ? await services.viewerGrants.verify(token) : null;
     if (!grant) throw expired();
+    // A link recipient's grant ends with the link (revoked, paused, expired): the viewer says so.
+    if (grant.linkCredentialId && !(await services.links?.principalForCredential(grant.linkCredentialId)))
+      throw expired();
     return grant;
   };
   const principal = async (req: FastifyRequest): Promise<Principal> => {
