@@ -12,3 +12,4 @@ export * from './fulfilment';
 export * from './analysis';
 export * from './vendors';
 export * from './links';
+export * from './exports';
