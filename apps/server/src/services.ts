@@ -104,6 +104,8 @@ import { createHelpRepository } from './modules/help';
 import { createHelpService, type HelpService } from './modules/help';
 import { createFhirRepository, createFhirService, type FhirService } from './modules/fhir';
 import { createLinksRepository, createLinksService, type LinksService } from './modules/links';
+import { buildExportJob, createExportsRepository, createExportsService, expireExportsJob } from './modules/exports';
+import type { ExportsService } from './modules/exports';
 
 /** Everything a request handler or job may use, built once per process from the config. */
 export interface Services {
@@ -161,6 +163,8 @@ export interface Services {
   fhir: FhirService;
   /** Study links (SMART Health Links): the owner's links and the public protocol. */
   links: LinksService;
+  /** 'Export my data': a patient's full export (DICOM media, reports, FHIR, history), kept 7 days. */
+  dataExports: ExportsService;
   /** Viewer credentials, each scoped to one study. */
   viewerGrants: ViewerGrants;
   viewer: ViewerService;
@@ -604,6 +608,18 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       viewerPublicUrl: config.viewerPublicUrl,
       now,
     });
+    const dataExports = createExportsService({
+      repo: createExportsRepository(database.db),
+      storage,
+      access,
+      audit,
+      queue,
+      notify: (userId, event) => notifications.notify(userId, event),
+      bundle: (p, opts, meta) => fhir.exportBundle(p, opts, meta),
+      // The PS3.15 de-identifier goes here as `deidentify` (modules/exports `Deidentifier`); until
+      // then a de-identified export is refused as not available yet.
+      now,
+    });
     const thumbnails = createThumbnailService({
       repo: createThumbnailsRepository(database.db),
       storage,
@@ -668,6 +684,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       runAnalysisJob(analysis),
       analysisSweepJob(analysis),
       demoFulfilJob({ database, fulfilment }),
+      buildExportJob(dataExports),
+      expireExportsJob(dataExports),
     ]);
     if (opts.runWorkers) await queue.work();
 
@@ -707,6 +725,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       dicomweb,
       fhir,
       links,
+      dataExports,
       viewerGrants,
       viewer,
       thumbnails,

@@ -43,6 +43,7 @@ import { vendorsAdminRoutes } from '../modules/vendors';
 import { DICOMWEB_ROOT } from '../modules/dicomweb';
 import { FHIR_ROOT, fhirRoutes } from '../modules/fhir';
 import { linksRoutes, shlRoutes } from '../modules/links';
+import { exportsRoutes } from '../modules/exports';
 import { sessionPrincipal } from '../modules/dicomweb';
 import { thumbnailRoutes } from '../modules/thumbnails';
 import { viewerRoutes } from '../modules/viewer';
@@ -221,6 +222,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(vendorsAdminRoutes(services.vendors));
       await api.register(vendorsRoutes(services.vendors));
       await api.register(linksRoutes(services.links));
+      await api.register(exportsRoutes(services.dataExports));
       await api.register(
         shlRoutes(services.links, {
           downloadRoute: (principal, studyId, req, reply) =>

@@ -247,6 +247,63 @@ export function documentReferenceResource(r: ReportSource, pdf: Buffer): Documen
   });
 }
 
+/** The id of the Endpoint that stands for an export's DICOM media (its DICOMDIR), modules/exports. */
+export const DICOM_MEDIA_ENDPOINT_ID = 'dicom-media';
+
+/**
+ * An export's DICOM files, reached through their DICOMDIR at `address`, a path inside the archive.
+ * endpoint-connection-type names no DICOM media (PS3.10 files on a file-set); the binding is
+ * extensible, so the DICOM code for media storage is used instead.
+ */
+export function dicomMediaEndpointResource(address: string): Endpoint {
+  return {
+    resourceType: 'Endpoint',
+    id: DICOM_MEDIA_ENDPOINT_ID,
+    status: 'active',
+    connectionType: {
+      system: DICOM_UID_SYSTEM,
+      code: '1.2.840.10008.1.3.10',
+      display: 'Media Storage Directory Storage',
+    },
+    name: 'DICOM media (DICOMDIR) inside this archive',
+    payloadType: [{ text: 'DICOM PS3.10 files' }],
+    payloadMimeType: ['application/dicom'],
+    address,
+  };
+}
+
+/** A report's PDF as a file inside an export archive: `url` is its path there, `sha1` base64. */
+export function archivedDocumentReferenceResource(
+  r: ReportSource,
+  file: { url: string; size: number; sha1: string },
+): DocumentReference {
+  return compact<DocumentReference>({
+    resourceType: 'DocumentReference',
+    id: r.id,
+    status: 'current',
+    docStatus: 'final',
+    type: { coding: [IMAGING_REPORT_CODE] },
+    subject: { reference: `Patient/${r.patientId}` },
+    date: r.issued.toISOString(),
+    description: text(r.title),
+    content: [
+      {
+        attachment: compact({
+          contentType: 'application/pdf',
+          url: file.url,
+          size: file.size,
+          hash: file.sha1,
+          title: text(r.title),
+          creation: r.issued.toISOString(),
+        }),
+      },
+    ],
+    context: {
+      related: [{ reference: `DiagnosticReport/${r.id}` }, { reference: `ImagingStudy/${r.studyId}` }],
+    },
+  });
+}
+
 const fullUrl = (base: string, r: Resource) => `${base}/${r.resourceType}/${r.id}`;
 
 /** A `collection` Bundle: what a study link carries. References inside are relative to `base`. */

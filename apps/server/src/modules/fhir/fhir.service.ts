@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Bundle, CapabilityStatement, Resource } from '@medplum/fhirtypes';
 import { AppError } from '../../http/app-error';
 import type { RequestMeta } from '../../http/request-meta';
@@ -12,6 +13,9 @@ import {
   DICOM_UID_SYSTEM,
   DICOMWEB_ENDPOINT_ID,
   diagnosticReportResource,
+  archivedDocumentReferenceResource,
+  DICOM_MEDIA_ENDPOINT_ID,
+  dicomMediaEndpointResource,
   dicomwebEndpointResource,
   documentReferenceResource,
   imagingStudyResource,
@@ -70,6 +74,25 @@ export interface StudyBundleOptions {
   endpoint: { header?: string[]; expiresAt?: Date };
   /** When set, an Endpoint of type shl-interactive-experience with this address (our viewer page). */
   interactiveUrl?: string;
+}
+
+/** What an export's Bundle points at inside its archive (modules/exports). */
+export interface ExportBundleOptions {
+  studyIds: string[];
+  /** Path of the DICOMDIR inside the archive: the ImagingStudies' Endpoint. */
+  mediaPath: string;
+  /** Path inside the archive of the n-th report (0-based, in the Bundle's order). */
+  reportPath: (index: number) => string;
+}
+
+/** A report an export carries: where its PDF is stored and where it goes in the archive. */
+export interface ExportedReport {
+  id: string;
+  studyId: string;
+  title: string;
+  issued: Date;
+  pdfKey: string;
+  path: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -200,7 +223,7 @@ export function createFhirService(deps: FhirServiceDeps) {
   async function audit(
     p: Principal,
     meta: RequestMeta,
-    action: 'read' | 'search' | 'bundle',
+    action: 'read' | 'search' | 'bundle' | 'export',
     target: { type: string; id: string | null },
     outcome: 'success' | 'denied',
     details: Record<string, unknown>,
@@ -416,6 +439,70 @@ export function createFhirService(deps: FhirServiceDeps) {
           reports: reports.filter((r) => r.studyId === s.id).length,
         });
       return collectionBundle(base, resources, deps.now());
+    },
+
+    /**
+     * The Bundle of a patient's export (modules/exports): a `collection` of the owner (Patient), an
+     * ImagingStudy per study whose Endpoint is the archive's DICOMDIR, and each delivered report as
+     * a DiagnosticReport and a DocumentReference whose PDF is a file in the archive (`reportPath`),
+     * with its size and SHA-1. Returns the reports too, so the caller writes each PDF where the
+     * Bundle says. Every study goes through the access rule; audited once per study (fhir.export).
+     */
+    async exportBundle(
+      p: Principal,
+      opts: ExportBundleOptions,
+      meta: RequestMeta,
+    ): Promise<{ bundle: Bundle; reports: ExportedReport[] }> {
+      const ids = [...new Set(opts.studyIds)];
+      if (!ids.length) throw new AppError('BAD_REQUEST', 'A bundle needs at least one study');
+      const studies: StudyRow[] = [];
+      for (const id of ids) studies.push(await requireStudy(p, id, meta, 'bundle', 'ImagingStudy'));
+      const [patientList, series, reports] = await Promise.all([
+        patients(studies.map((s) => s.ownerId)),
+        repo.seriesOf(studies.map((s) => s.id)),
+        reportsOfStudies(studies),
+      ]);
+      const byStudy = new Map<string, SeriesSource[]>();
+      for (const se of series) byStudy.set(se.studyId, [...(byStudy.get(se.studyId) ?? []), se]);
+      const imaging = studies.map((s) =>
+        imagingStudyResource(s, byStudy.get(s.id) ?? [], DICOM_MEDIA_ENDPOINT_ID),
+      );
+      const pdfs = await mapLimited(reports, PDF_CONCURRENCY, pdfOf);
+      const exported: ExportedReport[] = [];
+      const reportResources: Resource[] = [];
+      reports.forEach((r, i) => {
+        const pdf = pdfs[i];
+        // A report whose PDF is gone is left out: the archive could not hold what it points at.
+        if (!pdf) return;
+        const path = opts.reportPath(exported.length);
+        const file = { url: path, size: pdf.length, sha1: createHash('sha1').update(pdf).digest('base64') };
+        exported.push({
+          id: r.id,
+          studyId: r.studyId,
+          title: r.title,
+          issued: r.issued,
+          pdfKey: r.pdfKey,
+          path,
+        });
+        reportResources.push(
+          {
+            ...diagnosticReportResource(r),
+            presentedForm: [{ contentType: 'application/pdf', url: path, size: pdf.length, title: r.title }],
+          },
+          archivedDocumentReferenceResource(r, file),
+        );
+      });
+      for (const s of studies)
+        await audit(p, meta, 'export', { type: 'study', id: s.id }, 'success', {
+          studies: studies.length,
+          reports: exported.filter((r) => r.studyId === s.id).length,
+        });
+      const bundle = collectionBundle(
+        base,
+        [...patientList, ...imaging, dicomMediaEndpointResource(opts.mediaPath), ...reportResources],
+        deps.now(),
+      );
+      return { bundle, reports: exported };
     },
 
     /** GET /fhir/R4/{type}/{id}: the resource, or the one 404 (audited as denied). */

@@ -6,6 +6,8 @@ export {
   createFhirService,
   FHIR_ROOT,
   FHIR_TYPES,
+  type ExportBundleOptions,
+  type ExportedReport,
   type FhirService,
   type FhirType,
   type StudyBundleOptions,

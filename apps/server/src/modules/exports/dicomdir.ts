@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSet } from 'dicom-parser';
+import { readDataSet } from '../../dicom/data-set';
+import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
+import { ascii, dataSetCharacterSet, firstCode, personName, text, uid } from '../../dicom/values';
+
+/**
+ * A DICOMDIR (PS3.10 Basic Directory IOD, PS3.3 Annex F) for the General Purpose CD-R / DVD
+ * interchange profiles of PS3.11 (STD-GEN-CD, STD-GEN-DVD): PATIENT → STUDY → SERIES → IMAGE
+ * records, each pointing at its next sibling and its first child by byte offset from the start of
+ * the file, written by hand in Explicit VR Little Endian (the only syntax PS3.11 allows for it).
+ * Checked with dcmtk (`dcmdump +M`) and dicom3tools (`dciodvfy`) in
+ * test/modules/exports/export-dicom.test.ts.
+ */
+
+export const DICOMDIR_SOP_CLASS = '1.2.840.10008.1.3.10';
+const EXPLICIT_LE = '1.2.840.10008.1.2.1';
+/** This application's Implementation Class UID (a UUID-derived 2.25 UID, PS3.5 B.2). */
+const IMPLEMENTATION_CLASS_UID = '2.25.146125713465466436129573196406133530891';
+const IMPLEMENTATION_VERSION = 'MI_EXPORT_1';
+/** A file-set ID is a CS of at most 16 characters. */
+export const FILE_SET_ID = 'MI_EXPORT';
+
+/** What the records of one instance say; read from the file itself (directoryKeysOf), else the index. */
+export interface InstanceKeys {
+  patientId: string | null;
+  patientName: string | null;
+  studyInstanceUid: string;
+  studyDate: string | null;
+  studyTime: string | null;
+  studyDescription: string | null;
+  studyId: string | null;
+  accessionNumber: string | null;
+  seriesInstanceUid: string;
+  modality: string | null;
+  seriesNumber: string | null;
+  sopClassUid: string | null;
+  sopInstanceUid: string;
+  transferSyntaxUid: string | null;
+  instanceNumber: string | null;
+}
+
+/** A file of the media: its File ID components (each 1–8 of A–Z, 0–9, _) and its keys. */
+export interface DirectoryFile {
+  fileId: string[];
+  keys: InstanceKeys;
+}
+
+const FILE_ID_COMPONENT = /^[A-Z0-9_]{1,8}$/;
+
+/**
+ * The keys of an instance from its first bytes (parsing stops at the pixel data), each missing one
+ * taken from `fallback` (what the index recorded at upload). A prefix that ends inside a large
+ * element still gives what came before it.
+ */
+export function directoryKeysOf(prefix: Uint8Array, fallback: InstanceKeys): InstanceKeys {
+  let ds: DataSet | undefined;
+  try {
+    ds = readDataSet(prefix, {
+      untilPixelData: true,
+      transferSyntaxUid: fallback.transferSyntaxUid ?? IMPLICIT_LITTLE_ENDIAN,
+    });
+  } catch (err) {
+    ds = (err as { dataSet?: DataSet } | null)?.dataSet;
+  }
+  if (!ds) return fallback;
+  const cs = dataSetCharacterSet(ds);
+  const is = (tag: string) => firstCode(ascii(ds, tag));
+  return {
+    patientId: text(ds, 'x00100020', cs) ?? fallback.patientId,
+    patientName: personName(ds, 'x00100010', cs) ?? fallback.patientName,
+    studyInstanceUid: uid(ds, 'x0020000d') ?? fallback.studyInstanceUid,
+    studyDate: firstCode(ascii(ds, 'x00080020')) ?? fallback.studyDate,
+    studyTime: firstCode(ascii(ds, 'x00080030')) ?? fallback.studyTime,
+    studyDescription: text(ds, 'x00081030', cs) ?? fallback.studyDescription,
+    studyId: text(ds, 'x00200010', cs) ?? fallback.studyId,
+    accessionNumber: text(ds, 'x00080050', cs) ?? fallback.accessionNumber,
+    seriesInstanceUid: uid(ds, 'x0020000e') ?? fallback.seriesInstanceUid,
+    modality: is('x00080060') ?? fallback.modality,
+    seriesNumber: is('x00200011') ?? fallback.seriesNumber,
+    sopClassUid: uid(ds, 'x00080016') ?? uid(ds, 'x00020002') ?? fallback.sopClassUid,
+    sopInstanceUid: uid(ds, 'x00080018') ?? uid(ds, 'x00020003') ?? fallback.sopInstanceUid,
+    transferSyntaxUid: uid(ds, 'x00020010') ?? fallback.transferSyntaxUid,
+    instanceNumber: is('x00200013') ?? fallback.instanceNumber,
+  };
+}
+
+// ---- Encoding (Explicit VR Little Endian) ----
+
+const LONG_VRS = new Set(['OB', 'OW', 'OF', 'OD', 'OL', 'OV', 'SQ', 'UC', 'UN', 'UR', 'UT', 'SV', 'UV']);
+
+function element(group: number, elem: number, vr: string, value: Buffer): Buffer {
+  const long = LONG_VRS.has(vr);
+  const head = Buffer.alloc(long ? 12 : 8);
+  head.writeUInt16LE(group, 0);
+  head.writeUInt16LE(elem, 2);
+  head.write(vr, 4, 'latin1');
+  if (long) head.writeUInt32LE(value.length, 8);
+  else {
+    if (value.length > 0xffff) throw new Error(`value of (${group},${elem}) too long`);
+    head.writeUInt16LE(value.length, 6);
+  }
+  return Buffer.concat([head, value]);
+}
+
+const isAscii = (s: string) => /^[\x20-\x7e]*$/.test(s);
+
+/** A string value padded to even length: UI with NUL, the others with a space (PS3.5 6.2). */
+function str(vr: string, value: string | null | undefined, maxChars?: number): Buffer {
+  const v = (value ?? '').replace(/[\0\r\n\t\f\\]/g, ' ').trim();
+  return padded(vr, maxChars === undefined ? v : [...v].slice(0, maxChars).join(''));
+}
+
+/** Several values, joined by the value separator. */
+function multi(vr: string, values: string[]): Buffer {
+  return padded(vr, values.join('\\'));
+}
+
+function padded(vr: string, v: string): Buffer {
+  const b = Buffer.from(v, isAscii(v) ? 'latin1' : 'utf8');
+  if (b.length % 2 === 0) return b;
+  return Buffer.concat([b, Buffer.from(vr === 'UI' ? '\0' : ' ', 'latin1')]);
+}
+
+function ul(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0, 0);
+  return b;
+}
+
+function us(n: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeUInt16LE(n, 0);
+  return b;
+}
+
+/** Type 1 keys must not be empty: like dcmmkdir's --invent, a missing one gets a placeholder. */
+const DATE_UNKNOWN = '19000101';
+const TIME_UNKNOWN = '000000';
+
+/** A DA as written (YYYYMMDD); the index keeps YYYY-MM-DD. */
+const da = (v: string | null) => {
+  const d = (v ?? '').replace(/[-.]/g, '');
+  return /^\d{8}$/.test(d) ? d : DATE_UNKNOWN;
+};
+const tm = (v: string | null) => (v && /^\d{2}(\d{2}(\d{2}(\.\d{1,6})?)?)?$/.test(v) ? v : TIME_UNKNOWN);
+const intString = (v: string | null, invented: number) =>
+  v && /^[+-]?\d{1,12}$/.test(v.trim()) ? v.trim() : String(invented);
+
+interface Rec {
+  type: 'PATIENT' | 'STUDY' | 'SERIES' | 'IMAGE';
+  /** Elements after the record's own header (0004,1400–1430), in ascending tag order. */
+  body: Buffer[];
+  children: Rec[];
+  /** Byte offset of this item in the file, once laid out. */
+  offset?: number;
+}
+
+function record(type: Rec['type'], elements: Array<[number, number, string, Buffer]>, texts: string[]): Rec {
+  const body: Buffer[] = [];
+  // Specific Character Set (0008,0005) when a text value of this record is not plain ASCII.
+  const charset = texts.some((t) => !isAscii(t))
+    ? [element(0x0008, 0x0005, 'CS', str('CS', 'ISO_IR 192'))]
+    : [];
+  const sorted = [...elements].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [g, e, vr, v] of sorted) {
+    if (g > 0x0008 || (g === 0x0008 && e > 0x0005)) body.push(...charset.splice(0));
+    body.push(element(g, e, vr, v));
+  }
+  body.push(...charset);
+  return { type, body, children: [] };
+}
+
+/** The records in the order they are written: depth first, each parent before its children. */
+function flatten(recs: Rec[], out: Rec[] = []): Rec[] {
+  for (const r of recs) {
+    out.push(r);
+    flatten(r.children, out);
+  }
+  return out;
+}
+
+/** Header length of a record item: the item tag and length, then 0004,1400/1410/1420/1430. */
+function recordHeader(r: Rec, next: number, lower: number): Buffer {
+  return Buffer.concat([
+    element(0x0004, 0x1400, 'UL', ul(next)),
+    element(0x0004, 0x1410, 'US', us(0xffff)),
+    element(0x0004, 0x1420, 'UL', ul(lower)),
+    element(0x0004, 0x1430, 'CS', str('CS', r.type)),
+  ]);
+}
+
+function item(content: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt16LE(0xfffe, 0);
+  head.writeUInt16LE(0xe000, 2);
+  head.writeUInt32LE(content.length, 4);
+  return Buffer.concat([head, content]);
+}
+
+/**
+ * The DICOMDIR of these files. Patients are told apart by Patient ID and name, studies by Study
+ * Instance UID, series by Series Instance UID, in the order the files come.
+ */
+export function buildDicomdir(files: DirectoryFile[]): Buffer {
+  const patients = new Map<
+    string,
+    { rec: Rec; studies: Map<string, { rec: Rec; series: Map<string, Rec> }> }
+  >();
+  let inventedPatient = 0;
+  let inventedSeries = 0;
+  for (const f of files) {
+    for (const c of f.fileId)
+      if (!FILE_ID_COMPONENT.test(c)) throw new Error(`File ID component ${c} is not allowed on media`);
+    const k = f.keys;
+    const patientId = k.patientId ?? `NOID${++inventedPatient}`;
+    const pKey = `${patientId}\0${k.patientName ?? ''}`;
+    let patient = patients.get(pKey);
+    if (!patient) {
+      const rec = record(
+        'PATIENT',
+        [
+          [0x0010, 0x0010, 'PN', str('PN', k.patientName)],
+          [0x0010, 0x0020, 'LO', str('LO', patientId, 64)],
+        ],
+        [k.patientName ?? '', patientId],
+      );
+      patient = { rec, studies: new Map() };
+      patients.set(pKey, patient);
+    }
+    let study = patient.studies.get(k.studyInstanceUid);
+    if (!study) {
+      const rec = record(
+        'STUDY',
+        [
+          [0x0008, 0x0020, 'DA', str('DA', da(k.studyDate))],
+          [0x0008, 0x0030, 'TM', str('TM', tm(k.studyTime))],
+          [0x0008, 0x0050, 'SH', str('SH', k.accessionNumber, 16)],
+          [0x0008, 0x1030, 'LO', str('LO', k.studyDescription, 64)],
+          [0x0020, 0x000d, 'UI', str('UI', k.studyInstanceUid)],
+          [0x0020, 0x0010, 'SH', str('SH', k.studyId ?? String(patient.studies.size + 1), 16)],
+        ],
+        [k.accessionNumber ?? '', k.studyDescription ?? '', k.studyId ?? ''],
+      );
+      study = { rec, series: new Map() };
+      patient.studies.set(k.studyInstanceUid, study);
+      patient.rec.children.push(rec);
+    }
+    let series = study.series.get(k.seriesInstanceUid);
+    if (!series) {
+      series = record(
+        'SERIES',
+        [
+          [0x0008, 0x0060, 'CS', str('CS', k.modality ?? 'OT', 16)],
+          [0x0020, 0x000e, 'UI', str('UI', k.seriesInstanceUid)],
+          [0x0020, 0x0011, 'IS', str('IS', intString(k.seriesNumber, ++inventedSeries))],
+        ],
+        [],
+      );
+      study.series.set(k.seriesInstanceUid, series);
+      study.rec.children.push(series);
+    }
+    series.children.push(
+      record(
+        'IMAGE',
+        [
+          [0x0004, 0x1500, 'CS', multi('CS', f.fileId)],
+          // A file without a SOP Class UID still needs one here; Secondary Capture is the generic image.
+          [0x0004, 0x1510, 'UI', str('UI', k.sopClassUid ?? '1.2.840.10008.5.1.4.1.1.7')],
+          [0x0004, 0x1511, 'UI', str('UI', k.sopInstanceUid)],
+          [0x0004, 0x1512, 'UI', str('UI', k.transferSyntaxUid ?? IMPLICIT_LITTLE_ENDIAN)],
+          [0x0020, 0x0013, 'IS', str('IS', intString(k.instanceNumber, series.children.length + 1))],
+        ],
+        [],
+      ),
+    );
+  }
+
+  const roots = [...patients.values()].map((p) => p.rec);
+  const meta = fileMeta(`2.25.${BigInt(`0x${randomUUID().replace(/-/g, '')}`).toString()}`);
+  const head = Buffer.concat([
+    element(0x0004, 0x1130, 'CS', str('CS', FILE_SET_ID)),
+    element(0x0004, 0x1200, 'UL', ul(0)),
+    element(0x0004, 0x1202, 'UL', ul(0)),
+    element(0x0004, 0x1212, 'US', us(0)),
+  ]);
+  const ordered = flatten(roots);
+  // A record's header has the same length whatever offsets it holds, so positions follow from sizes.
+  const sqHeaderLen = 12;
+  let pos = 128 + 4 + meta.length + head.length + sqHeaderLen;
+  for (const r of ordered) {
+    r.offset = pos;
+    pos += 8 + recordHeader(r, 0, 0).length + r.body.reduce((n, b) => n + b.length, 0);
+  }
+  const items: Buffer[] = [];
+  const siblingsOf = new Map<Rec, Rec | undefined>();
+  const link = (list: Rec[]) => list.forEach((r, i) => siblingsOf.set(r, list[i + 1]));
+  link(roots);
+  for (const r of ordered) link(r.children);
+  for (const r of ordered) {
+    const next = siblingsOf.get(r)?.offset ?? 0;
+    const lower = r.children[0]?.offset ?? 0;
+    items.push(item(Buffer.concat([recordHeader(r, next, lower), ...r.body])));
+  }
+  const sequence = Buffer.concat(items);
+  const dataSet = Buffer.concat([
+    element(0x0004, 0x1130, 'CS', str('CS', FILE_SET_ID)),
+    element(0x0004, 0x1200, 'UL', ul(roots[0]?.offset ?? 0)),
+    element(0x0004, 0x1202, 'UL', ul(roots.at(-1)?.offset ?? 0)),
+    element(0x0004, 0x1212, 'US', us(0)),
+    element(0x0004, 0x1220, 'SQ', sequence),
+  ]);
+  return Buffer.concat([Buffer.alloc(128), Buffer.from('DICM', 'latin1'), meta, dataSet]);
+}
+
+function fileMeta(instanceUid: string): Buffer {
+  const rest = Buffer.concat([
+    element(0x0002, 0x0001, 'OB', Buffer.from([0, 1])),
+    element(0x0002, 0x0002, 'UI', str('UI', DICOMDIR_SOP_CLASS)),
+    element(0x0002, 0x0003, 'UI', str('UI', instanceUid)),
+    element(0x0002, 0x0010, 'UI', str('UI', EXPLICIT_LE)),
+    element(0x0002, 0x0012, 'UI', str('UI', IMPLEMENTATION_CLASS_UID)),
+    element(0x0002, 0x0013, 'SH', str('SH', IMPLEMENTATION_VERSION)),
+  ]);
+  return Buffer.concat([element(0x0002, 0x0000, 'UL', ul(rest.length)), rest]);
+}

@@ -1,0 +1,257 @@
+import { Readable } from 'node:stream';
+import type { Bundle } from '@medplum/fhirtypes';
+import { openInstance, readInstance } from '../../dicom-archive/instance-location';
+import type { RequestMeta } from '../../http/request-meta';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import type { Principal } from '../access';
+import type { ExportBundleOptions, ExportedReport } from '../fhir';
+import { buildDicomdir, directoryKeysOf, type DirectoryFile, type InstanceKeys } from './dicomdir';
+import {
+  DICOMDIR_PATH,
+  FHIR_PATH,
+  historyFiles,
+  INDEX_PATH,
+  indexHtml,
+  instanceFile,
+  type IndexStudy,
+  reportPath,
+  seriesDir,
+  studyDir,
+} from './export-contents';
+import type {
+  ExportInstanceRow,
+  ExportsRepository,
+  ExportSeriesRow,
+  ExportStudyRow,
+} from './exports.repository';
+import { zipStream, type ZipEntry } from './zip-writer';
+
+/** One DICOM file handed to de-identification. */
+export interface DeidentifyInput {
+  sopInstanceUid: string;
+  bytes: Buffer;
+}
+/** Its de-identified copy, or why it was left out (burned-in annotation, a failure, …). */
+export type DeidentifyOutput = { bytes: Buffer } | { leftOut: string };
+
+/**
+ * De-identifies one copy's files (the PS3.15 engine, wired in services.ts once it exists). One call
+ * is one copy: UIDs and date shifts stay consistent across every file it is given. It must yield one
+ * result per input, in order, reading the next input only after yielding the previous result, so
+ * one file at a time is in memory.
+ */
+export type Deidentifier = (files: AsyncIterable<DeidentifyInput>) => AsyncIterable<DeidentifyOutput>;
+
+/** The FHIR part an export needs (modules/fhir `exportBundle`). */
+export type ExportBundleBuilder = (
+  p: Principal,
+  opts: ExportBundleOptions,
+  meta: RequestMeta,
+) => Promise<{ bundle: Bundle; reports: ExportedReport[] }>;
+
+export interface BuildDeps {
+  repo: ExportsRepository;
+  storage: ObjectStorage;
+  bundle: ExportBundleBuilder;
+  deidentify?: Deidentifier;
+}
+
+export interface BuildRequest {
+  exportId: string;
+  ownerId: string;
+  studyIds: string[];
+  deidentify: boolean;
+  at: Date;
+}
+
+/** A failure the owner may read about (never patient data). */
+export class ExportProblem extends Error {
+  override readonly name = 'ExportProblem';
+}
+
+/** What is read of each instance to fill its DICOMDIR records (parsing stops at the pixel data). */
+const HEADER_PREFIX_BYTES = 64 * 1024;
+
+/** An instance's stream, keeping a copy of its first bytes for its DICOMDIR keys. */
+async function* keepingPrefix(src: AsyncIterable<Buffer | Uint8Array>, sink: Buffer[]) {
+  let kept = 0;
+  for await (const raw of src) {
+    const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+    if (kept < HEADER_PREFIX_BYTES) {
+      const part = Buffer.from(chunk.subarray(0, HEADER_PREFIX_BYTES - kept));
+      sink.push(part);
+      kept += part.length;
+    }
+    yield chunk;
+  }
+}
+
+function fallbackKeys(study: ExportStudyRow, se: ExportSeriesRow, inst: ExportInstanceRow): InstanceKeys {
+  return {
+    patientId: study.patientId,
+    patientName: study.patientName,
+    studyInstanceUid: study.studyInstanceUid,
+    studyDate: study.studyDate,
+    studyTime: study.studyTime,
+    studyDescription: study.studyDescription,
+    studyId: null,
+    accessionNumber: study.accessionNumber,
+    seriesInstanceUid: se.seriesInstanceUid,
+    modality: se.modality,
+    seriesNumber: se.seriesNumber === null ? null : String(se.seriesNumber),
+    sopClassUid: inst.sopClassUid,
+    sopInstanceUid: inst.sopInstanceUid,
+    transferSyntaxUid: inst.transferSyntaxUid,
+    instanceNumber: inst.instanceNumber === null ? null : String(inst.instanceNumber),
+  };
+}
+
+/**
+ * Lays out one export: the studies as DICOM media (files under DICOM/STnnnnnn/SEnnnnnn/IMnnnnnn and
+ * the DICOMDIR that indexes them), the delivered reports' PDFs, the FHIR Bundle, the history and
+ * index.html, as ZIP entries made one at a time. Stored instances stream from storage unchanged;
+ * de-identified ones pass through `deidentify` one by one.
+ */
+export function exportEntries(
+  deps: BuildDeps,
+  req: BuildRequest,
+  studies: ExportStudyRow[],
+  extras: {
+    reports: ExportedReport[];
+    bundle: Bundle | null;
+    history: Array<{ name: string; data: Buffer }>;
+  },
+): AsyncGenerator<ZipEntry> {
+  const { repo, storage } = deps;
+  const leftOut: Array<{ what: string; reason: string }> = [];
+
+  async function* entries(): AsyncGenerator<ZipEntry> {
+    const dir: DirectoryFile[] = [];
+    const index: IndexStudy[] = [];
+    const deidentify = req.deidentify ? deps.deidentify : undefined;
+    if (req.deidentify && !deidentify)
+      throw new ExportProblem('De-identified exports are not available yet.');
+    for (const [si, study] of studies.entries()) {
+      const sDir = studyDir(si);
+      const listed: IndexStudy = {
+        // A de-identified export lists no descriptions or dates: they may name the patient.
+        study: req.deidentify ? { ...study, studyDescription: `Study ${si + 1}`, studyDate: null } : study,
+        dir: sDir,
+        series: [],
+      };
+      index.push(listed);
+      for (const [ei, se] of (await repo.seriesOf(study.id)).entries()) {
+        const eDir = seriesDir(ei);
+        let files = 0;
+        const rows = await repo.instancesOf(se.id);
+        if (!deidentify) {
+          for (const inst of rows) {
+            const fileId = ['DICOM', sDir, eDir, instanceFile(files)];
+            const prefix: Buffer[] = [];
+            yield {
+              name: fileId.join('/'),
+              size: inst.sizeBytes,
+              crc32: inst.crc32,
+              open: async () => keepingPrefix(await openInstance(storage, inst), prefix),
+            };
+            // The entry has been written by now: its first bytes give its records' keys.
+            dir.push({ fileId, keys: directoryKeysOf(Buffer.concat(prefix), fallbackKeys(study, se, inst)) });
+            files++;
+          }
+        } else {
+          const pending: ExportInstanceRow[] = [];
+          async function* inputs(): AsyncGenerator<DeidentifyInput> {
+            for (const inst of rows) {
+              pending.push(inst);
+              yield { sopInstanceUid: inst.sopInstanceUid, bytes: await readInstance(storage, inst) };
+            }
+          }
+          for await (const out of deidentify(inputs())) {
+            const inst = pending.shift();
+            if (!inst) throw new Error('de-identification gave more results than files');
+            if ('leftOut' in out) {
+              leftOut.push({ what: `A file of study ${si + 1}, series ${ei + 1}`, reason: out.leftOut });
+              continue;
+            }
+            const fileId = ['DICOM', sDir, eDir, instanceFile(files)];
+            yield { name: fileId.join('/'), data: out.bytes };
+            dir.push({ fileId, keys: directoryKeysOf(out.bytes, fallbackKeys(study, se, inst)) });
+            files++;
+          }
+        }
+        if (files > 0)
+          listed.series.push({ dir: eDir, modality: se.modality, description: se.seriesDescription, files });
+      }
+    }
+    if (!dir.length) throw new ExportProblem('None of the chosen studies has a file that could be exported.');
+    yield { name: DICOMDIR_PATH, data: buildDicomdir(dir) };
+
+    const reports: Array<{ title: string; issued: Date; path: string }> = [];
+    for (const r of extras.reports) {
+      const chunks: Buffer[] = [];
+      for await (const c of await storage.get(r.pdfKey)) chunks.push(c as Buffer);
+      const pdf = Buffer.concat(chunks);
+      yield { name: r.path, data: pdf };
+      reports.push({ title: r.title, issued: r.issued, path: r.path });
+    }
+    const otherFiles: Array<{ path: string; description: string }> = [];
+    if (extras.bundle) {
+      yield { name: FHIR_PATH, data: Buffer.from(`${JSON.stringify(extras.bundle, null, 2)}\n`, 'utf8') };
+      otherFiles.push({
+        path: FHIR_PATH,
+        description: 'FHIR R4 Bundle: you (Patient), each study (ImagingStudy), each report',
+      });
+    }
+    for (const h of extras.history) {
+      yield h;
+      otherFiles.push({ path: h.name, description: 'sharing, link, order and access history' });
+    }
+    yield {
+      name: INDEX_PATH,
+      data: indexHtml({
+        createdAt: req.at,
+        deidentified: req.deidentify,
+        studies: index,
+        reports,
+        otherFiles,
+        leftOut,
+      }),
+    };
+  }
+  return entries();
+}
+
+/** Everything an export holds besides its DICOM files: the FHIR Bundle, its reports and the history. */
+export async function exportExtras(deps: BuildDeps, req: BuildRequest, studies: ExportStudyRow[]) {
+  // A de-identified export carries no reports, Bundle or history: each names the patient.
+  if (req.deidentify) return { reports: [], bundle: null, history: [] };
+  const studyIds = studies.map((s) => s.id);
+  const principal: Principal = { userId: req.ownerId, role: null, via: 'session', studyId: null };
+  const { bundle, reports } = await deps.bundle(
+    principal,
+    { studyIds, mediaPath: DICOMDIR_PATH, reportPath },
+    { requestId: `export-${req.exportId}`, ip: '' },
+  );
+  const [shares, links, orders] = await Promise.all([
+    deps.repo.sharesOf(studyIds),
+    deps.repo.linksOf(req.ownerId, studyIds),
+    deps.repo.ordersOf(req.ownerId, studyIds),
+  ]);
+  const targets = [
+    ...studyIds,
+    ...shares.map((s) => s.id),
+    ...new Set(links.map((l) => l.id)),
+    ...orders.map((o) => o.id),
+  ];
+  const access = await deps.repo.accessEventsOf(targets);
+  return { reports, bundle, history: historyFiles({ shares, links, orders, access }, req.ownerId) };
+}
+
+/** The ZIP of `entries` as a byte stream. */
+export function zipReadable(
+  entries: AsyncIterable<ZipEntry>,
+  at: Date,
+  onBytes: (n: number) => void,
+): Readable {
+  return Readable.from(zipStream(entries, { at, onBytes }), { objectMode: false });
+}
