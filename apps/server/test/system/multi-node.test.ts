@@ -11,6 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { compactDecrypt } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { generateSeries } from '../helpers/dicom-series';
@@ -467,6 +468,81 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       base: other.url,
     });
     expect(metadata.status).not.toBe(200);
+  });
+
+  it('counts a study link’s wrong passcodes on both nodes together, and refuses its credential on the other node within 1 s of its revocation on one', async () => {
+    onTestFailed(showOutput);
+    expect(studyId, 'the processing test ran').not.toBe('');
+    const [one, other] = api as [Node, Node];
+    const makeLink = async () => {
+      const made = await call('/api/studies/links', {
+        token: user.token,
+        base: one.url,
+        body: {
+          studyIds: [studyId],
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+          passcode: 'tulip-42',
+        },
+      });
+      expect(made.status).toBe(201);
+      const { id, shlink } = (await made.json()) as { id: string; shlink: string };
+      const payload = JSON.parse(Buffer.from(shlink.slice('shlink:/'.length), 'base64url').toString()) as {
+        url: string;
+        key: string;
+      };
+      // The manifest URL names the proxy (PUBLIC_URL): each request goes to the other node.
+      return { id, manifest: new URL(payload.url).pathname, key: payload.key };
+    };
+    const ask = (manifest: string, passcode: string, ip: string) =>
+      call(manifest, { body: { recipient: 'Dr Multi', passcode }, ip });
+
+    // Ten wrong passcodes alternate nodes; the budget is one, so the eleventh finds the link disabled.
+    const guessed = await makeLink();
+    const left: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await ask(guessed.manifest, `wrong ${i}`, '192.0.2.70');
+      expect(res.status).toBe(401);
+      left.push(((await res.json()) as { remainingAttempts: number }).remainingAttempts);
+    }
+    expect(left).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    expect((await ask(guessed.manifest, 'tulip-42', '192.0.2.70')).status).toBe(404);
+
+    // A recipient's credential works on both nodes until the link is revoked on one.
+    const link = await makeLink();
+    const opened = await ask(link.manifest, 'tulip-42', '192.0.2.71');
+    expect(opened.status).toBe(200);
+    const { files } = (await opened.json()) as { files: Array<{ embedded: string }> };
+    expect(files[0]!.embedded.split('.')).toHaveLength(5);
+    // The credential rides in the encrypted bundle's DICOMweb Endpoint; decrypt it with the link's key.
+    const { plaintext } = await compactDecrypt(files[0]!.embedded, Buffer.from(link.key, 'base64url'));
+    const bundle = JSON.parse(Buffer.from(plaintext).toString()) as {
+      entry: Array<{ resource: { resourceType: string; header?: string[] } }>;
+    };
+    const header = bundle.entry.find((e) => e.resource.resourceType === 'Endpoint' && e.resource.header)!
+      .resource.header![0]!;
+    const credential = header.replace(/^Authorization:\s*Bearer\s+/i, '');
+    const metadata = (base: string) =>
+      call(`/dicomweb/studies/${large.studyInstanceUid}/metadata`, { token: credential, base });
+    for (const node of api) expect((await metadata(node.url)).status, node.name).toBe(200);
+
+    const revoked = await call(`/api/studies/links/${link.id}`, {
+      token: user.token,
+      base: one.url,
+      method: 'DELETE',
+    });
+    expect(revoked.status).toBe(204);
+    const revokedAt = Date.now();
+    await until(
+      async () => ((await metadata(other.url)).status === 401 ? true : undefined),
+      1_000,
+      'the other node to refuse the revoked link’s credential',
+      20,
+    );
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    for (const node of api) {
+      expect((await ask(link.manifest, 'tulip-42', '192.0.2.73')).status, node.name).toBe(404);
+      expect((await metadata(node.url)).status, node.name).toBe(401);
+    }
   });
 
   it('counts sign-in failures of one account on both nodes together: locked after 10 alternating failures', async () => {
