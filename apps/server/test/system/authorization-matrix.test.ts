@@ -497,6 +497,18 @@ const MAIN: Record<string, Entry> = {
   'GET /api/studies/:studyId': readable(),
   'DELETE /api/studies/:userId/:studyId': { expect: OWNED, params: (f) => ({ studyId: f.throwawayStudyId }) },
   'GET /api/jobs/pending/:userId': { expect: OWNED },
+  // 'Export my data': the owner's own exports only; an admin or a professional finds nothing.
+  'POST /api/exports': {
+    // The fixture's export may still be building: one export at a time (409).
+    expect: { ...OWNED, owner: [202, 409] },
+    request: (_a, f) => ({ payload: { studyIds: [f.owner.studyId] } }),
+  },
+  'GET /api/exports': { expect: SELF, mayReveal: [] },
+  'GET /api/exports/:id': { expect: OWNED, params: () => ({ id: exportFixture.id }) },
+  'GET /api/exports/:id/files/:name': {
+    expect: OWNED,
+    params: () => ({ id: exportFixture.id, name: exportFixture.name }),
+  },
   'GET /api/notifications/': { expect: SELF },
   'GET /api/notifications/all': { expect: SELF },
   'PUT /api/notifications/read-all': { expect: SELF },
@@ -1340,6 +1352,26 @@ beforeAll(async () => {
     accountStatus: 'active',
     emailVerifiedAt: new Date(),
   });
+});
+
+/** A ready export of the owner's study ('Export my data'). */
+const exportFixture = { id: '', name: '' };
+beforeAll(async () => {
+  const auth = { authorization: `Bearer ${fixtures.owner.token}` };
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/exports',
+    headers: auth,
+    payload: { studyIds: [fixtures.owner.studyId] },
+  });
+  if (res.statusCode !== 202) throw new Error(`export fixture: ${res.statusCode} ${res.body}`);
+  exportFixture.id = res.json().id as string;
+  for (let i = 0; i < 300 && !exportFixture.name; i++) {
+    const got = (await ctx.app.inject({ url: `/api/exports/${exportFixture.id}`, headers: auth })).json();
+    if (got.status === 'ready') exportFixture.name = got.files[0].name as string;
+    else if (got.status === 'failed') throw new Error(`export fixture failed: ${got.error}`);
+    else await new Promise((r) => setTimeout(r, 100));
+  }
 });
 
 /** A published help article, one the admin routes edit and delete, and a picture to upload. */
