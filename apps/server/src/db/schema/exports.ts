@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { users } from './users';
 
 /** One file of a finished export, as its owner downloads it (modules/exports). */
@@ -30,7 +40,10 @@ export const dataExports = pgTable(
     studyIds: uuid('study_ids').array().notNull(),
     deidentify: boolean('deidentify').notNull().default(false),
     iso: boolean('iso').notNull().default(false),
-    files: jsonb('files').$type<ExportFileRecord[]>().notNull().default(sql`'[]'::jsonb`),
+    files: jsonb('files')
+      .$type<ExportFileRecord[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     /** What went wrong, in words the owner may read (never patient data). */
     error: text('error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
