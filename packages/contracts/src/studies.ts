@@ -42,6 +42,8 @@ export const studySchema = z.object({
   sizeBytes: z.number(),
   /** Filled once analysis orders exist. */
   latestCompletionDate: z.string().nullable(),
+  /** A de-identified copy (PS3.15 Annex E) the owner made of one of their studies. */
+  deidentified: z.boolean().optional(),
 });
 export type Study = z.infer<typeof studySchema>;
 

@@ -61,6 +61,10 @@ export const studies = pgTable(
      * its rows are removed, and a delete that stops half-way is finished by a retry or by the sweep.
      */
     deletingSince: timestamp('deleting_since', { withTimezone: true }),
+    /** A de-identified copy of one of the owner's studies (modules/deidentify), never the original. */
+    deidentified: boolean('deidentified').notNull().default(false),
+    /** For a copy: the profile used, what was removed or replaced, and the instances left out and why. */
+    deidentification: jsonb('deidentification').$type<Record<string, unknown>>(),
   },
   (t) => [
     // A study being deleted does not block a new upload of the same study.

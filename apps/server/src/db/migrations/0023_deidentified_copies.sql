@@ -1,0 +1,2 @@
+ALTER TABLE "studies" ADD COLUMN "deidentified" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "studies" ADD COLUMN "deidentification" jsonb;
