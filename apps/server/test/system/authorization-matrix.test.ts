@@ -823,6 +823,72 @@ const MAIN: Record<string, Entry> = {
     }),
   },
 
+  // Study links: the owner's own; the public protocol answers no session, and a guessed manifest id,
+  // file token, ticket or a session token in place of a link credential finds nothing (404).
+  'POST /api/studies/links': {
+    expect: OWNED,
+    request: (_a, f) => ({
+      payload: { studyIds: [f.owner.studyId], expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+    }),
+  },
+  'GET /api/studies/links': { expect: SELF, mayReveal: [] },
+  'GET /api/studies/links/:id': { expect: OWNED, params: () => ({ id: linkFixture.shown }) },
+  'PATCH /api/studies/links/:id': {
+    expect: OWNED,
+    params: () => ({ id: linkFixture.changed }),
+    request: () => ({ payload: { paused: true } }),
+  },
+  'DELETE /api/studies/links/:id': { expect: OWNED, params: () => ({ id: linkFixture.changed }) },
+  'OPTIONS /api/shl/*': { expect: PUBLIC, credential: 'none', params: () => ({ '*': 'm/x' }) },
+  'POST /api/shl/m/:manifestId': {
+    expect: every(404),
+    credential: 'none',
+    params: () => ({ manifestId: 'A'.repeat(43) }),
+    request: () => ({ payload: { recipient: 'Matrix' } }),
+  },
+  'GET /api/shl/m/:manifestId': {
+    expect: every(404),
+    credential: 'none',
+    params: () => ({ manifestId: 'A'.repeat(43) }),
+    request: () => ({ query: { recipient: 'Matrix' } }),
+  },
+  'GET /api/shl/f/:token': {
+    expect: every(404),
+    credential: 'none',
+    params: () => ({ token: 'A'.repeat(43) }),
+  },
+  'GET /api/shl/d/:ticket': {
+    expect: every(404),
+    credential: 'none',
+    params: () => ({ ticket: 'A'.repeat(43) }),
+  },
+  'POST /api/shl/viewer': {
+    expect: every(404),
+    request: (_a, f) => ({ payload: { studyId: f.owner.studyId } }),
+  },
+  'POST /api/shl/download': {
+    expect: every(404),
+    request: (_a, f) => ({ payload: { studyId: f.owner.studyId } }),
+  },
+
+  // FHIR R4: the capability statement is public; reads go through the one access check like
+  // DICOMweb (a stranger's search is empty, their read a 404); every write is 405, before any sign-in.
+  'GET /fhir/R4/metadata': { expect: PUBLIC, credential: 'none' },
+  'GET /fhir/R4/:type': {
+    expect: SELF,
+    mayReveal: READERS,
+    params: () => ({ type: 'ImagingStudy' }),
+  },
+  'GET /fhir/R4/:type/:id': readable({ params: (f) => ({ type: 'ImagingStudy', id: f.owner.studyId }) }),
+  'POST /fhir/R4': { expect: every(405) },
+  'POST /fhir/R4/*': { expect: every(405), params: () => ({ '*': 'ImagingStudy' }) },
+  'PUT /fhir/R4': { expect: every(405) },
+  'PUT /fhir/R4/*': { expect: every(405), params: () => ({ '*': 'ImagingStudy' }) },
+  'PATCH /fhir/R4': { expect: every(405) },
+  'PATCH /fhir/R4/*': { expect: every(405), params: () => ({ '*': 'ImagingStudy' }) },
+  'DELETE /fhir/R4': { expect: every(405) },
+  'DELETE /fhir/R4/*': { expect: every(405), params: () => ({ '*': 'ImagingStudy' }) },
+
   // The help centre (signed-in users) and Admin → Help articles.
   'GET /api/kb': { expect: SELF, request: () => ({ query: { q: 'upload', page: '1' } }) },
   'GET /api/kb/categories': { expect: SELF },
@@ -1352,6 +1418,24 @@ beforeAll(async () => {
     accountStatus: 'active',
     emailVerifiedAt: new Date(),
   });
+});
+
+/** Two study links of the owner's: one read back, one paused and then revoked. */
+const linkFixture = { shown: '', changed: '' };
+beforeAll(async () => {
+  for (const key of ['shown', 'changed'] as const) {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/studies/links',
+      headers: { authorization: `Bearer ${fixtures.owner.token}` },
+      payload: {
+        studyIds: [fixtures.owner.studyId],
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
+    if (res.statusCode !== 201) throw new Error(`link fixture: ${res.statusCode} ${res.body}`);
+    linkFixture[key] = res.json().id as string;
+  }
 });
 
 /** A ready export of the owner's study ('Export my data'). */

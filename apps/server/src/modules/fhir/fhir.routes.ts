@@ -139,6 +139,8 @@ export function fhirRoutes(opts: FhirRouteOptions): FastifyPluginAsyncZod {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/',
+      // The base alone (`/fhir/R4`); `/fhir/R4/` is the wildcard route's, so each path has one route.
+      prefixTrailingSlash: 'no-slash',
       ...hide,
       handler: async () => undefined,
     });
