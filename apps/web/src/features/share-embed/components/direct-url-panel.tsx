@@ -16,7 +16,7 @@ import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { useRenewInviteLink } from '../api/get-invite-link';
-import { copyText } from '../utils/clipboard';
+import { copyText } from '@/lib/clipboard';
 
 /** Share & Embed → Direct URL: the invite link to copy, and revoking it for a new one. */
 export function DirectUrlPanel({ url, expiresAt }: { url: string; expiresAt: string }) {

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/hooks/use-toast';
-import { copyPng } from '../utils/clipboard';
+import { copyPng } from '@/lib/clipboard';
 
 /** QR codes of the invite link: 320 px wide with a margin of 2 modules. */
 const QR_OPTIONS = { width: 320, margin: 2 } as const;

@@ -7,7 +7,7 @@ import { NativeSelect } from '@/components/ui/native-select';
 import { Switch } from '@/components/ui/switch';
 import { Textarea } from '@/components/ui/textarea';
 import { toast } from '@/hooks/use-toast';
-import { copyText } from '../utils/clipboard';
+import { copyText } from '@/lib/clipboard';
 import {
   DEFAULT_WIDGET_SETTINGS,
   WIDGET_SIZES,

@@ -9,7 +9,8 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { toast } from '@/hooks/use-toast';
 import { formatDateTime } from '@/lib/format';
-import { copyText, saveFile, svgDataUrl } from '../utils/files';
+import { copyText } from '@/lib/clipboard';
+import { saveFile, svgDataUrl } from '../utils/files';
 
 /**
  * Printing shows only the sheet below while this view is open: index.css hides every other child of
