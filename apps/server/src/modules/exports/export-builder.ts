@@ -29,18 +29,23 @@ import { zipStream, type ZipEntry } from './zip-writer';
 /** One DICOM file handed to de-identification. */
 export interface DeidentifyInput {
   sopInstanceUid: string;
+  /** As indexed; needed for a file stored without a Part 10 header (one a DICOMDIR referenced). */
+  transferSyntaxUid: string | null;
   bytes: Buffer;
 }
 /** Its de-identified copy, or why it was left out (burned-in annotation, a failure, …). */
 export type DeidentifyOutput = { bytes: Buffer } | { leftOut: string };
 
 /**
- * De-identifies one copy's files (the PS3.15 engine, wired in services.ts once it exists). One call
- * is one copy: UIDs and date shifts stay consistent across every file it is given. It must yield one
- * result per input, in order, reading the next input only after yielding the previous result, so
- * one file at a time is in memory.
+ * De-identifies one copy's files (the PS3.15 engine of dicom/deidentify, wired in services.ts).
+ * One call is one copy: UIDs stay consistent across every file it is given, and dates move by the
+ * owner's shift. It must yield one result per input, in order, reading the next input only after
+ * yielding the previous result, so one file at a time is in memory.
  */
-export type Deidentifier = (files: AsyncIterable<DeidentifyInput>) => AsyncIterable<DeidentifyOutput>;
+export type Deidentifier = (
+  files: AsyncIterable<DeidentifyInput>,
+  copy: { ownerId: string; exportId: string },
+) => AsyncIterable<DeidentifyOutput>;
 
 /** The FHIR part an export needs (modules/fhir `exportBundle`). */
 export type ExportBundleBuilder = (
@@ -131,56 +136,83 @@ export function exportEntries(
     const deidentify = req.deidentify ? deps.deidentify : undefined;
     if (req.deidentify && !deidentify)
       throw new ExportProblem('De-identified exports are not available yet.');
-    for (const [si, study] of studies.entries()) {
-      const sDir = studyDir(si);
-      const listed: IndexStudy = {
-        // A de-identified export lists no descriptions or dates: they may name the patient.
-        study: req.deidentify ? { ...study, studyDescription: `Study ${si + 1}`, studyDate: null } : study,
-        dir: sDir,
-        series: [],
-      };
-      index.push(listed);
-      for (const [ei, se] of (await repo.seriesOf(study.id)).entries()) {
-        const eDir = seriesDir(ei);
-        let files = 0;
-        const rows = await repo.instancesOf(se.id);
-        if (!deidentify) {
-          for (const inst of rows) {
-            const fileId = ['DICOM', sDir, eDir, instanceFile(files)];
-            const prefix: Buffer[] = [];
-            yield {
-              name: fileId.join('/'),
-              size: inst.sizeBytes,
-              crc32: inst.crc32,
-              open: async () => keepingPrefix(await openInstance(storage, inst), prefix),
-            };
-            // The entry has been written by now: its first bytes give its records' keys.
-            dir.push({ fileId, keys: directoryKeysOf(Buffer.concat(prefix), fallbackKeys(study, se, inst)) });
-            files++;
-          }
-        } else {
-          const pending: ExportInstanceRow[] = [];
-          async function* inputs(): AsyncGenerator<DeidentifyInput> {
-            for (const inst of rows) {
-              pending.push(inst);
-              yield { sopInstanceUid: inst.sopInstanceUid, bytes: await readInstance(storage, inst) };
-            }
-          }
-          for await (const out of deidentify(inputs())) {
-            const inst = pending.shift();
-            if (!inst) throw new Error('de-identification gave more results than files');
-            if ('leftOut' in out) {
-              leftOut.push({ what: `A file of study ${si + 1}, series ${ei + 1}`, reason: out.leftOut });
-              continue;
-            }
-            const fileId = ['DICOM', sDir, eDir, instanceFile(files)];
-            yield { name: fileId.join('/'), data: out.bytes };
-            dir.push({ fileId, keys: directoryKeysOf(out.bytes, fallbackKeys(study, se, inst)) });
-            files++;
-          }
+    const listed: IndexStudy[] = studies.map((study, si) => ({
+      // A de-identified export lists no descriptions or dates: they may name the patient.
+      study: req.deidentify ? { ...study, studyDescription: `Study ${si + 1}`, studyDate: null } : study,
+      dir: studyDir(si),
+      series: [],
+    }));
+    index.push(...listed);
+    /** Files written per series so far (`si/ei`), for the next File ID and the index. */
+    const written = new Map<string, number>();
+    const place = (si: number, ei: number, se: ExportSeriesRow) => {
+      const key = `${si}/${ei}`;
+      const n = written.get(key) ?? 0;
+      written.set(key, n + 1);
+      const eDir = seriesDir(ei);
+      const entry = listed[si]!.series.find((x) => x.dir === eDir);
+      if (entry) entry.files++;
+      else
+        listed[si]!.series.push({
+          dir: eDir,
+          modality: se.modality,
+          description: se.seriesDescription,
+          files: 1,
+        });
+      return ['DICOM', studyDir(si), eDir, instanceFile(n)];
+    };
+    interface Item {
+      si: number;
+      ei: number;
+      study: ExportStudyRow;
+      se: ExportSeriesRow;
+      inst: ExportInstanceRow;
+    }
+    // Series by series, so only one series' index rows are in memory.
+    async function* walk(): AsyncGenerator<Item> {
+      for (const [si, study] of studies.entries())
+        for (const [ei, se] of (await repo.seriesOf(study.id)).entries())
+          for (const inst of await repo.instancesOf(se.id)) yield { si, ei, study, se, inst };
+    }
+    if (!deidentify) {
+      for await (const { si, ei, study, se, inst } of walk()) {
+        const fileId = place(si, ei, se);
+        const prefix: Buffer[] = [];
+        yield {
+          name: fileId.join('/'),
+          size: inst.sizeBytes,
+          crc32: inst.crc32,
+          open: async () => keepingPrefix(await openInstance(storage, inst), prefix),
+        };
+        // The entry has been written by now: its first bytes give its records' keys.
+        dir.push({ fileId, keys: directoryKeysOf(Buffer.concat(prefix), fallbackKeys(study, se, inst)) });
+      }
+    } else {
+      // One call for the whole export: UIDs stay consistent across its studies and series.
+      const pending: Item[] = [];
+      async function* inputs(): AsyncGenerator<DeidentifyInput> {
+        for await (const item of walk()) {
+          pending.push(item);
+          yield {
+            sopInstanceUid: item.inst.sopInstanceUid,
+            transferSyntaxUid: item.inst.transferSyntaxUid,
+            bytes: await readInstance(storage, item.inst),
+          };
         }
-        if (files > 0)
-          listed.series.push({ dir: eDir, modality: se.modality, description: se.seriesDescription, files });
+      }
+      for await (const out of deidentify(inputs(), { ownerId: req.ownerId, exportId: req.exportId })) {
+        const item = pending.shift();
+        if (!item) throw new Error('de-identification gave more results than files');
+        if ('leftOut' in out) {
+          leftOut.push({
+            what: `A file of study ${item.si + 1}, series ${item.ei + 1}`,
+            reason: out.leftOut,
+          });
+          continue;
+        }
+        const fileId = place(item.si, item.ei, item.se);
+        yield { name: fileId.join('/'), data: out.bytes };
+        dir.push({ fileId, keys: directoryKeysOf(out.bytes, fallbackKeys(item.study, item.se, item.inst)) });
       }
     }
     if (!dir.length) throw new ExportProblem('None of the chosen studies has a file that could be exported.');

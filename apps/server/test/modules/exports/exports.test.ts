@@ -9,6 +9,12 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, dataExports, instances, studies } from '../../../src/db/schema/index';
 import { readInstance } from '../../../src/dicom-archive/instance-location';
+import type { AuthenticatedSession } from '../../../src/modules/auth';
+import {
+  createExportsRepository,
+  createExportsService,
+  type Deidentifier,
+} from '../../../src/modules/exports';
 import { ingestFiles } from '../../helpers/dicom-ingest';
 import { offeringProfessional } from '../../helpers/directory';
 import { orthancAvailable, startOrthanc } from '../../helpers/orthanc';
@@ -102,9 +108,10 @@ beforeAll(async () => {
     `${FIXTURES}/CT_small.dcm`,
   ];
   ownerStudies = await ingestFiles(ctx, owner.id, files);
-  [strangerStudy] = await ingestFiles(ctx, stranger.id, [
+  const strangers = await ingestFiles(ctx, stranger.id, [
     makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid() }),
   ]);
+  strangerStudy = strangers[0]!;
 
   // A delivered report (a PDF, and its DICOM in the study) for the CT study.
   const reader = await offeringProfessional(ctx, 'export-pro@example.com');
@@ -383,6 +390,50 @@ describe('re-importing an export', () => {
       await orthanc.stop();
     }
   }, 60_000);
+});
+
+describe('a de-identified export', () => {
+  it('passes every file through the injected de-identifier and leaves out reports, FHIR and history', async () => {
+    const seen: string[] = [];
+    const deidentify: Deidentifier = async function* (files, copy) {
+      expect(copy.ownerId).toBe(owner.id);
+      let n = 0;
+      for await (const f of files) {
+        seen.push(f.sopInstanceUid);
+        // Every other file is left out, as the engine does for burned-in annotation.
+        yield n++ % 2 === 0 ? { bytes: f.bytes } : { leftOut: 'burned-in annotation' };
+      }
+    };
+    const s = ctx.services;
+    const service = createExportsService({
+      repo: createExportsRepository(s.database.db),
+      storage: s.storage,
+      access: s.access,
+      audit: s.audit,
+      queue: { send: async () => null },
+      notify: async () => undefined,
+      bundle: (p, o, m) => s.fhir.exportBundle(p, o, m),
+      deidentify,
+      now: () => clock,
+    });
+    const session = {
+      user: { id: owner.id, role: 'patient', accountStatus: 'active' },
+    } as AuthenticatedSession;
+    const meta = { requestId: 'deid-test', ip: '127.0.0.1' };
+    const { id } = await service.create(session, { studyIds: [ownerStudies[0]!], deidentify: true }, meta);
+    await service.build(id, s.log);
+    const done = await service.get(session, id);
+    expect(done).toMatchObject({ status: 'ready', deidentify: true });
+    const [row] = await db().select().from(dataExports).where(eq(dataExports.id, id));
+    const chunks: Buffer[] = [];
+    for await (const c of await s.storage.get(row!.files[0]!.storageKey)) chunks.push(c as Buffer);
+    const files = await readZip(Buffer.concat(chunks));
+    const names = [...files.keys()];
+    expect(names.filter((n) => n.startsWith('DICOM/'))).toHaveLength(Math.ceil(seen.length / 2));
+    expect(names.some((n) => /^(REPORTS|FHIR|HISTORY)\//.test(n))).toBe(false);
+    expect(files.get('index.html')!.toString()).toContain('burned-in annotation');
+    expect(files.has('DICOMDIR')).toBe(true);
+  });
 });
 
 describe('one at a time, 7 days, then gone', () => {
