@@ -2,6 +2,7 @@ import { PageHeader } from '@/components/page-header';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { useCurrentUser } from '@/features/auth/api/get-me';
 import { ConsentSummary } from '@/features/settings/components/consent-summary';
+import { ExportDataCard } from '@/features/settings/components/export-data-card';
 import { NotificationSettings } from '@/features/settings/components/notification-settings';
 import { PersonalInfoForm } from '@/features/settings/components/personal-info-form';
 import { PrivacySettings } from '@/features/settings/components/privacy-settings';
@@ -35,6 +36,7 @@ export default function SettingsRoute() {
         <TabsContent value="privacy" className="grid gap-6">
           <PrivacySettings user={user} />
           <SessionsCard />
+          <ExportDataCard userId={user.id} />
         </TabsContent>
         <TabsContent value="consent">
           <ConsentSummary user={user} />
