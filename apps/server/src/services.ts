@@ -69,6 +69,12 @@ import { createViewerService, type ViewerService } from './modules/viewer';
 import { createDicomStore } from './ports/dicom-store/index';
 import { createHealthService, type HealthService } from './modules/health';
 import { createJobsService, type JobsService } from './modules/jobs';
+import {
+  createDeidentifyRepository,
+  createDeidentifyService,
+  deidentifiedCopyJob,
+  type DeidentifyService,
+} from './modules/deidentify';
 import { createNotificationsRepository } from './modules/notifications';
 import { createProvidersRepository } from './modules/providers';
 import { createProvidersService, type ProvidersService } from './modules/providers';
@@ -104,7 +110,12 @@ import { createHelpRepository } from './modules/help';
 import { createHelpService, type HelpService } from './modules/help';
 import { createFhirRepository, createFhirService, type FhirService } from './modules/fhir';
 import { createLinksRepository, createLinksService, type LinksService } from './modules/links';
-import { buildExportJob, createExportsRepository, createExportsService, expireExportsJob } from './modules/exports';
+import {
+  buildExportJob,
+  createExportsRepository,
+  createExportsService,
+  expireExportsJob,
+} from './modules/exports';
 import type { ExportsService } from './modules/exports';
 
 /** Everything a request handler or job may use, built once per process from the config. */
@@ -153,6 +164,8 @@ export interface Services {
   /** Upload credentials and the rules every upload request passes. */
   uploads: UploadsService;
   studies: StudiesService;
+  /** De-identified copies, previews and downloads of a patient's own studies (docs/deidentification.md). */
+  deidentify: DeidentifyService;
   /** Who may do what with a study: the one check every study-derived route goes through. */
   access: AccessService;
   /** Where the viewer's images are read from: built-in, or an external DICOMweb server (DICOMWEB_URL). */
@@ -416,6 +429,16 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       changes: feed,
       invitations,
     });
+    const deidentify = createDeidentifyService({
+      access,
+      studiesRepo,
+      repo: createDeidentifyRepository(database.db),
+      storage,
+      queue,
+      audit,
+      secret: config.sessionSecret,
+      defaultMaxStorageGB: config.defaultMaxStorageGB,
+    });
     // Every admin change, whichever module makes it, needs a recent sign-in.
     const requireRecentSignIn = createRecentSignInRule({ audit, now });
     // Paid orders that nobody can deliver any more are refunded at once: the analysis module,
@@ -678,6 +701,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     await queue.register([
       emailJob,
       processStudy,
+      deidentifiedCopyJob(deidentify),
       sweepUploads,
       finishDeletes,
       transferStudy,
@@ -720,6 +744,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       uploadTokens,
       uploads,
       studies,
+      deidentify,
       access,
       dicomStore,
       dicomweb,

@@ -23,6 +23,7 @@ import { invitationsRoutes } from '../modules/invitations';
 import { jobsRoutes } from '../modules/jobs';
 import { notificationsRoutes } from '../modules/notifications';
 import { sendStudyZip, studiesRoutes } from '../modules/studies';
+import { deidentifiedDownload, deidentifyRoutes } from '../modules/deidentify';
 import { uploadRoutes } from '../modules/uploads';
 import { dicomwebRoutes } from '../modules/dicomweb';
 import { sharingRoutes } from '../modules/sharing';
@@ -199,7 +200,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       await api.register(mfaRoutes({ mfa: services.mfa, auth: services.auth, config }));
       await api.register(usersRoutes({ users: services.usersService, config }));
       await api.register(uploadRoutes({ uploads: services.uploads, config }));
-      await api.register(studiesRoutes(services.studies));
+      await api.register(
+        studiesRoutes(services.studies, { deidentifiedDownload: deidentifiedDownload(services.deidentify) }),
+      );
+      await api.register(deidentifyRoutes(services.deidentify));
       await api.register(jobsRoutes(services.jobsService));
       await api.register(notificationsRoutes(services.notifications));
       await api.register(viewerRoutes(services.viewer));

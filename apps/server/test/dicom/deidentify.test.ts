@@ -316,12 +316,28 @@ describe('what a de-identified copy leaves out', () => {
   });
 
   it('leaves out an instance whose Burned In Annotation is YES, and a PDF report unless asked', () => {
-    const { DicomMessage, DicomMetaDictionary, DicomDict } = dcmjs.data;
-    const parsed = DicomMessage.readFile(fixture('CT_small.dcm').buffer.slice(0) as ArrayBuffer);
-    const ds = DicomMetaDictionary.naturalizeDataset(parsed.dict) as Record<string, unknown>;
+    const { DicomMetaDictionary, DicomDict } = dcmjs.data;
     const write = (extra: Record<string, unknown>) => {
-      const dict = new DicomDict(parsed.meta);
-      dict.dict = DicomMetaDictionary.denaturalizeDataset({ ...ds, ...extra });
+      const sop = DicomMetaDictionary.uid();
+      const dataset = {
+        SOPClassUID: '1.2.840.10008.5.1.4.1.1.2',
+        SOPInstanceUID: sop,
+        StudyInstanceUID: DicomMetaDictionary.uid(),
+        SeriesInstanceUID: DicomMetaDictionary.uid(),
+        Modality: 'CT',
+        PatientName: 'Doe^Jane',
+        PatientID: 'MRN-1',
+        ...extra,
+      };
+      const dict = new DicomDict(
+        DicomMetaDictionary.denaturalizeDataset({
+          FileMetaInformationVersion: new Uint8Array([0, 1]).buffer,
+          MediaStorageSOPClassUID: dataset.SOPClassUID,
+          MediaStorageSOPInstanceUID: sop,
+          TransferSyntaxUID: '1.2.840.10008.1.2.1',
+        }),
+      );
+      dict.dict = DicomMetaDictionary.denaturalizeDataset(dataset);
       return Buffer.from(dict.write());
     };
     expect(deidentifyInstance(write({ BurnedInAnnotation: 'YES' }), ctx())).toMatchObject({

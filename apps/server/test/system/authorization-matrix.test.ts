@@ -494,6 +494,13 @@ const MAIN: Record<string, Entry> = {
   'GET /api/studies/user/:userId': { expect: OWNED },
   'GET /api/studies/study/:id': readable({ params: (f) => ({ id: f.owner.studyId }) }),
   'GET /api/studies/download/:studyId': { expect: OWNED },
+  // De-identified copies (docs/deidentification.md): the owner only.
+  'GET /api/studies/:studyId/deidentify/preview': { expect: OWNED },
+  'POST /api/studies/:studyId/deidentified-copy': {
+    expect: OWNED,
+    request: () => ({ payload: {} }),
+    check: trackJob,
+  },
   'GET /api/studies/:studyId': readable(),
   'DELETE /api/studies/:userId/:studyId': { expect: OWNED, params: (f) => ({ studyId: f.throwawayStudyId }) },
   'GET /api/jobs/pending/:userId': { expect: OWNED },

@@ -9,6 +9,7 @@ import {
   studyListSchema,
   studyResponseSchema,
 } from '@mi/contracts/studies';
+import { AppError } from '../../http/app-error';
 import { requestMeta, requireUser } from '../../http/auth-hook';
 import { ifNoneMatchOf, sendSerializedList } from '../../http/serialized-list';
 import { parseRange } from './download-zip';
@@ -21,7 +22,17 @@ const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchem
  * The studies calls of My Studies and the analysis page. Every study-derived route goes through
  * `requireStudyAccess`.
  */
-export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
+export function studiesRoutes(
+  studies: StudiesService,
+  opts: {
+    /** `?deidentified=1`: the de-identified files instead (modules/deidentify, handed over by http/app.ts). */
+    deidentifiedDownload?: (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      studyId: string,
+    ) => Promise<FastifyReply>;
+  } = {},
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/studies/process',
@@ -81,15 +92,26 @@ export function studiesRoutes(studies: StudiesService): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['studies'],
-          summary: 'The study as a ZIP of its original files (HTTP ranges supported)',
+          summary:
+            'The study as a ZIP of its original files (HTTP ranges supported), or with deidentified=1 of its de-identified files',
           params: z.object({ studyId: id }),
+          querystring: z.object({
+            deidentified: z.enum(['0', '1', 'true', 'false']).optional(),
+            includePdfReports: z.enum(['0', '1', 'true', 'false']).optional(),
+          }),
           response: { 200: z.any(), 206: z.any(), 416: errorBodySchema, ...errors },
         },
       },
-      async (req, reply) =>
-        sendStudyZip(req, reply, (range) =>
+      async (req, reply) => {
+        if (req.query.deidentified === '1' || req.query.deidentified === 'true') {
+          // Never the original files for a request that asked for them de-identified.
+          if (!opts.deidentifiedDownload) throw new AppError('NOT_FOUND', 'Not found');
+          return opts.deidentifiedDownload(req, reply, req.params.studyId);
+        }
+        return sendStudyZip(req, reply, (range) =>
           studies.download(requireUser(req), req.params.studyId, requestMeta(req), range),
-        ),
+        );
+      },
     );
 
     app.get(

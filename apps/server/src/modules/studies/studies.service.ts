@@ -321,6 +321,7 @@ export function toStudyListItemDto(row: StudyRow & { latestCompletedAt?: Date | 
       studyDate: row.studyDate,
     },
     latestCompletionDate: row.latestCompletedAt?.toISOString() ?? null,
+    ...(row.deidentified ? { deidentified: true } : {}),
   };
 }
 

@@ -1,0 +1,350 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { DeidentifyPreview, LeftOutInstance } from '@mi/contracts/deidentify';
+import {
+  deidentifyInstance,
+  type DeidentifyContext,
+  type DeidentifyResult,
+} from '../../dicom/deidentify/deidentify';
+import {
+  APPLIED_OPTIONS,
+  createUidMap,
+  dateShiftDays,
+  METHOD_CODES,
+  PROFILE_EDITION,
+} from '../../dicom/deidentify/profile';
+import { parseDicomHeader, type InstanceHeader } from '../../dicom-archive/dicom-header';
+import { readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
+import { crcOf } from '../../dicom-archive/zip-reader';
+import type { RequestMeta } from '../../http/request-meta';
+import type { JobQueue } from '../../jobs/queue';
+import type { ObjectStorage } from '../../ports/storage/storage';
+import { type AccessService, sessionPrincipal, type StudyRow } from '../access';
+import { QuotaExceededError, quotaGB } from '../accounts';
+import type { AuditRecorder } from '../audit';
+import type { AuthenticatedSession } from '../auth';
+import type { IndexedInstance, StudiesRepository } from '../studies';
+import { DEIDENTIFIED_COPY } from './deidentified-copy';
+import type { DeidentifyRepository } from './deidentify.repository';
+import { type StreamedEntry, streamZip } from './deidentified-zip';
+
+interface Deps {
+  access: AccessService;
+  studiesRepo: Pick<
+    StudiesRepository,
+    'findStudy' | 'instancesForDownload' | 'ensureUpload' | 'recordIntents' | 'commitIngest' | 'failUpload'
+  >;
+  repo: DeidentifyRepository;
+  storage: ObjectStorage;
+  queue: JobQueue;
+  audit: AuditRecorder;
+  /** The server's secret: date shifts and copies' UIDs are derived from it, so nobody can undo them. */
+  secret: string;
+  defaultMaxStorageGB: number;
+}
+
+type SourceRow = Awaited<ReturnType<StudiesRepository['instancesForDownload']>>[number];
+type Deidentified = Extract<DeidentifyResult, { kind: 'deidentified' }>;
+
+const PROFILE = 'Basic Application Level Confidentiality Profile';
+const OPTION_NAMES: Partial<Record<(typeof APPLIED_OPTIONS)[number], string>> = {
+  retainLongitudinalModifiedDates: 'Retain Longitudinal Temporal Information with Modified Dates',
+  cleanDescriptors: 'Clean Descriptors',
+};
+
+/**
+ * De-identified copies of a patient's own studies (PS3.15 Annex E, src/dicom/deidentify): a preview
+ * of one instance, a copy made by a job as a new study in the owner's list, and a ZIP download made
+ * on the fly. Only the owner may use any of it; anyone else gets the same 404 as for a missing study.
+ */
+export function createDeidentifyService(deps: Deps) {
+  const { access, studiesRepo, storage, audit } = deps;
+  const key = (label: string) =>
+    createHmac('sha256', deps.secret).update(`deidentify:${label}`).digest('hex');
+
+  const context = (ownerId: string, copyKey: string, includePdfReports: boolean): DeidentifyContext => ({
+    dateShiftDays: dateShiftDays(key('date-shift'), ownerId),
+    uids: createUidMap(copyKey),
+    includePdfReports,
+  });
+
+  const requireOwner = (auth: AuthenticatedSession, studyId: string, meta: RequestMeta, action: string) =>
+    access.requireOwner(sessionPrincipal(auth), studyId, meta, { auditAction: action });
+
+  const success = (
+    auth: AuthenticatedSession,
+    meta: RequestMeta,
+    action: string,
+    study: StudyRow,
+    details: Record<string, unknown>,
+  ) =>
+    audit({
+      actorId: auth.user.id,
+      actorRole: auth.user.role,
+      action,
+      targetType: 'study',
+      targetId: study.id,
+      outcome: 'success',
+      requestId: meta.requestId,
+      ip: meta.ip,
+      details,
+    });
+
+  /** Each instance of the study, de-identified one at a time (only one file in memory). */
+  async function* deidentifyAll(rows: SourceRow[], ctx: DeidentifyContext) {
+    for (const row of rows) {
+      let result: DeidentifyResult;
+      try {
+        result = deidentifyInstance(await readInstance(storage, row as InstanceLocation), ctx);
+      } catch (err) {
+        result = {
+          kind: 'left-out',
+          code: 'failed',
+          reason: `could not be read from storage (${err instanceof Error ? err.name : 'error'})`,
+          sopInstanceUid: row.sopUid,
+          modality: row.modality,
+        };
+      }
+      yield { row, result };
+    }
+  }
+
+  const leftOutOf = (
+    row: SourceRow,
+    r: Extract<DeidentifyResult, { kind: 'left-out' }>,
+  ): LeftOutInstance => ({
+    seriesInstanceUid: row.seriesUid,
+    sopInstanceUid: row.sopUid,
+    modality: r.modality ?? row.modality,
+    code: r.code,
+    reason: r.reason,
+  });
+
+  /** What a copy records: the profile, what it removed or replaced (by attribute), what it left out. */
+  function summaryOf(
+    changes: Map<string, { name: string; kind: string; count: number }>,
+    leftOut: LeftOutInstance[],
+    extra: Record<string, unknown>,
+  ) {
+    return {
+      edition: PROFILE_EDITION,
+      profile: PROFILE,
+      options: APPLIED_OPTIONS.map((o) => OPTION_NAMES[o] ?? o),
+      methodCodes: METHOD_CODES.map((c) => c.value),
+      attributes: [...changes.entries()].map(([tag, c]) => ({ tag, ...c })),
+      leftOut,
+      ...extra,
+    };
+  }
+
+  const service = {
+    async preview(
+      auth: AuthenticatedSession,
+      studyId: string,
+      meta: RequestMeta,
+      opts: { includePdfReports?: boolean } = {},
+    ): Promise<DeidentifyPreview> {
+      const study = await requireOwner(auth, studyId, meta, 'study.deidentify.preview');
+      const rows = await studiesRepo.instancesForDownload(study.id);
+      // The preview's UIDs are of a throwaway copy: what a real copy gets is never shown in advance.
+      const ctx = context(study.ownerId, randomUUID(), opts.includePdfReports ?? false);
+      let sample: Deidentified | null = null;
+      const leftOut: LeftOutInstance[] = [];
+      for await (const { row, result } of deidentifyAll(rows, ctx)) {
+        if (result.kind === 'left-out') leftOut.push(leftOutOf(row, result));
+        else sample ??= result;
+      }
+      await success(auth, meta, 'study.deidentify.preview', study, {
+        instances: rows.length,
+        leftOut: leftOut.length,
+      });
+      const top = sample?.changes.filter((c) => !c.path.includes('>')) ?? [];
+      return {
+        edition: PROFILE_EDITION,
+        profile: PROFILE,
+        options: APPLIED_OPTIONS.map((o) => OPTION_NAMES[o] ?? o),
+        instanceCount: rows.length,
+        sample: sample
+          ? {
+              sopInstanceUid: sample.sopInstanceUid,
+              changes: top,
+              nestedChanges: sample.changes.length - top.length,
+              privateRemoved: sample.privateRemoved,
+            }
+          : null,
+        leftOut,
+      };
+    },
+
+    /** Queues the copy; the job id names it, so asking twice makes two copies, each made once. */
+    async requestCopy(
+      auth: AuthenticatedSession,
+      studyId: string,
+      meta: RequestMeta,
+      opts: { includePdfReports?: boolean } = {},
+    ): Promise<{ jobId: string }> {
+      const study = await requireOwner(auth, studyId, meta, 'study.deidentify.copy');
+      const copyId = randomUUID();
+      await deps.queue.send(
+        DEIDENTIFIED_COPY,
+        {
+          userId: auth.user.id,
+          studyId: study.id,
+          copyId,
+          includePdfReports: opts.includePdfReports ?? false,
+        },
+        { id: copyId },
+      );
+      await success(auth, meta, 'study.deidentify.copy', study, { jobId: copyId });
+      return { jobId: copyId };
+    },
+
+    /**
+     * The job: every instance de-identified and stored, then indexed as a new study of the owner in
+     * one transaction (modules/studies `commitIngest`), charged to their storage, and marked as a
+     * copy. A retry makes the same UIDs and storage keys, so it completes the same copy.
+     */
+    async makeCopy(p: { userId: string; studyId: string; copyId: string; includePdfReports: boolean }) {
+      const study = await studiesRepo.findStudy(p.studyId);
+      // The study was deleted or given away since: there is nothing of theirs to copy.
+      if (!study || study.ownerId !== p.userId || study.deletingSince) return;
+      const { row: upload } = await studiesRepo.ensureUpload({
+        ownerId: p.userId,
+        objectName: `${p.userId}/deidentified/${p.copyId}`,
+        uploadType: 'regular',
+        sizeBytes: 0,
+        uploadedBy: p.userId,
+      });
+      if (upload.status === 'completed' || upload.status === 'failed') return;
+      const ctx = context(p.userId, key(`copy:${p.copyId}`), p.includePdfReports);
+      const rows = await studiesRepo.instancesForDownload(study.id);
+      const items: IndexedInstance[] = [];
+      const leftOut: LeftOutInstance[] = [];
+      const changes = new Map<string, { name: string; kind: string; count: number }>();
+      for await (const { row, result } of deidentifyAll(rows, ctx)) {
+        if (result.kind === 'left-out') {
+          leftOut.push(leftOutOf(row, result));
+          continue;
+        }
+        let header: InstanceHeader;
+        try {
+          const parsed = parseDicomHeader(result.bytes, { complete: true });
+          if (parsed.kind !== 'instance') throw new Error('not an instance');
+          header = parsed;
+        } catch (err) {
+          leftOut.push(
+            leftOutOf(row, {
+              kind: 'left-out',
+              code: 'failed',
+              reason: `the de-identified file could not be read back (${err instanceof Error ? err.message : 'error'})`,
+              sopInstanceUid: row.sopUid,
+              modality: row.modality,
+            }),
+          );
+          continue;
+        }
+        for (const c of result.changes) {
+          const tag = c.path.includes('>') ? `${c.tag} (nested)` : c.tag;
+          const seen = changes.get(tag);
+          if (seen) seen.count++;
+          else changes.set(tag, { name: c.name, kind: c.kind, count: 1 });
+        }
+        const storageKey = `dicom/${upload.id}/${result.sopInstanceUid}.dcm`;
+        // Recorded before the write: an object of a run that dies is found and deleted (ingest's sweep).
+        await studiesRepo.recordIntents(upload.id, [storageKey]);
+        await storage.put(storageKey, result.bytes, { size: result.bytes.length });
+        items.push({
+          header,
+          sizeBytes: result.bytes.length,
+          crc32: crcOf(result.bytes) >>> 0,
+          storageKey,
+        });
+      }
+      const summary = summaryOf(changes, leftOut, {
+        sourceStudyId: study.id,
+        copyId: p.copyId,
+        instances: items.length,
+        includePdfReports: p.includePdfReports,
+      });
+      const description = study.studyDescription ? ` of "${study.studyDescription}"` : '';
+      if (items.length === 0) {
+        await studiesRepo.failUpload(upload.id, 'Every instance was left out', summary, {
+          userId: p.userId,
+          type: 'system',
+          title: 'De-identified copy not made',
+          description: `No instance${description} could be de-identified safely: ${leftOut.length} left out (see the preview for why).`,
+        });
+        return;
+      }
+      try {
+        const result = await studiesRepo.commitIngest({
+          uploadId: upload.id,
+          ownerId: p.userId,
+          defaultMaxBytes: deps.defaultMaxStorageGB * 1024 ** 3,
+          items,
+          summary,
+          notification: () => ({
+            userId: p.userId,
+            type: 'system',
+            title: 'De-identified copy ready',
+            description: `Your de-identified copy${description} is in My Studies: ${items.length} instance(s)${leftOut.length > 0 ? `, ${leftOut.length} left out` : ''}.`,
+          }),
+        });
+        await deps.repo.markDeidentified(result.studyIds, summary);
+      } catch (err) {
+        if (!(err instanceof QuotaExceededError)) throw err;
+        await studiesRepo.failUpload(upload.id, 'Storage limit exceeded', summary, {
+          userId: p.userId,
+          type: 'system',
+          title: 'De-identified copy not made',
+          description: `The copy would exceed your storage limit of ${quotaGB(err.maxBytes)} GB.`,
+        });
+      }
+    },
+
+    /**
+     * The study's de-identified files as a ZIP, made while it streams (one file in memory at a time),
+     * with `LEFT-OUT.txt` naming what stayed out and why. Every download is a copy of its own: new
+     * UIDs each time, the owner's dates shifted as in every copy.
+     */
+    async download(
+      auth: AuthenticatedSession,
+      studyId: string,
+      meta: RequestMeta,
+      opts: { includePdfReports?: boolean } = {},
+    ) {
+      const study = await requireOwner(auth, studyId, meta, 'study.download.deidentified');
+      const rows = await studiesRepo.instancesForDownload(study.id);
+      const ctx = context(study.ownerId, key(`download:${randomUUID()}`), opts.includePdfReports ?? false);
+      await success(auth, meta, 'study.download.deidentified', study, { instances: rows.length });
+      const seriesIndex = new Map<string, number>();
+      const perSeries = new Map<string, number>();
+      const leftOut: string[] = [];
+      async function* entries(): AsyncGenerator<StreamedEntry> {
+        for await (const { row, result } of deidentifyAll(rows, ctx)) {
+          if (result.kind === 'left-out') {
+            leftOut.push(`${row.modality ?? 'OT'} instance ${leftOut.length + 1}: ${result.reason}`);
+            continue;
+          }
+          if (!seriesIndex.has(row.seriesUid)) seriesIndex.set(row.seriesUid, seriesIndex.size + 1);
+          const n = (perSeries.get(row.seriesUid) ?? 0) + 1;
+          perSeries.set(row.seriesUid, n);
+          const folder = `${String(seriesIndex.get(row.seriesUid)).padStart(3, '0')}_${(row.modality ?? 'OT').replace(/[^A-Za-z0-9]/g, '') || 'OT'}`;
+          const bytes = result.bytes;
+          yield { name: `${folder}/${String(n).padStart(5, '0')}.dcm`, bytes: async () => bytes };
+        }
+        if (leftOut.length > 0) {
+          const text = [
+            `De-identified to ${PROFILE_EDITION} (${PROFILE}; ${APPLIED_OPTIONS.map((o) => OPTION_NAMES[o] ?? o).join('; ')}).`,
+            'Left out of this archive:',
+            ...leftOut,
+            '',
+          ].join('\n');
+          yield { name: 'LEFT-OUT.txt', bytes: async () => Buffer.from(text, 'utf8') };
+        }
+      }
+      return { study, stream: streamZip(entries()) };
+    },
+  };
+  return service;
+}
+export type DeidentifyService = ReturnType<typeof createDeidentifyService>;
