@@ -24,6 +24,8 @@ import {
 import { AccessReceiptsDialog } from './access-receipts-dialog';
 import { BusyOverlay } from './busy-overlay';
 import { DeleteStudyDialog } from './delete-study-dialog';
+import { DeidentifyDialog, type DeidentifyMode } from './deidentify-dialog';
+import { downloadDeidentified, useMakeDeidentifiedCopy } from '../api/deidentify';
 import { ShareStudyDialog } from './share-study-dialog';
 import { StudiesList } from './studies-list';
 import { StudyFilterBar } from './study-filter-bar';
@@ -60,6 +62,10 @@ export function MyStudies({
   const [sharing, setSharing] = useState<StudyListItem | null>(null);
   const [transferring, setTransferring] = useState<StudyListItem | null>(null);
   const [receipts, setReceipts] = useState<StudyListItem | null>(null);
+  const [deidentifying, setDeidentifying] = useState<{ study: StudyListItem; mode: DeidentifyMode } | null>(
+    null,
+  );
+  const makeCopy = useMakeDeidentifiedCopy();
   const transferOwnership = useTransferOwnership(userId);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
@@ -114,6 +120,25 @@ export function MyStudies({
           variant: 'destructive',
         }),
     });
+
+  const confirmDeidentify = (study: StudyListItem, mode: DeidentifyMode) => {
+    if (mode === 'download') {
+      setDeidentifying(null);
+      downloadDeidentified(study.id);
+      toast({ title: 'Downloading de-identified study', description: 'Your download will begin shortly...' });
+      return;
+    }
+    makeCopy.mutate(study.id, {
+      onSuccess: () => {
+        setDeidentifying(null);
+        toast({
+          title: 'De-identified copy on its way',
+          description: 'It will appear in My Studies, marked De-identified, when it is ready.',
+        });
+      },
+      onError: (err) => toastError(errorMessage(err)),
+    });
+  };
 
   const transfer = (study: StudyListItem, requesterEmail: string) =>
     transferOwnership.mutate(
@@ -170,6 +195,7 @@ export function MyStudies({
           onDownload: download,
           onTransfer: setTransferring,
           onAccess: setReceipts,
+          onDeidentify: (study, mode) => setDeidentifying({ study, mode }),
           onShareByLink: onShareByLink && ((study) => onShareByLink([study])),
           selection,
         }}
@@ -200,6 +226,12 @@ export function MyStudies({
       {body}
       <StudyInfoDialog study={infoStudy} onClose={() => setInfoStudy(null)} />
       <DeleteStudyDialog study={deleting} onCancel={() => setDeleting(null)} onConfirm={confirmDelete} />
+      <DeidentifyDialog
+        target={deidentifying}
+        busy={makeCopy.isPending}
+        onCancel={() => setDeidentifying(null)}
+        onConfirm={confirmDeidentify}
+      />
       <ShareStudyDialog
         study={sharing}
         userId={userId}

@@ -4,6 +4,7 @@ import { formatDate } from '@/lib/format';
 import { patientDisplayName, type StudySort, type StudySortKey } from '../utils/study-list';
 import { Checkbox } from '@/components/ui/checkbox';
 import {
+  DeidentifiedBadge,
   NA,
   StudyActions,
   StudySelectBox,
@@ -99,6 +100,7 @@ function StudyRow({
           {/* Words break only when one alone is wider than the column (DICOM caps them at 64 characters). */}
           <span className="line-clamp-2 break-words" title={m.studyDescription ?? undefined}>
             {m.studyDescription || <NA />}
+            {study.deidentified && <DeidentifiedBadge />}
           </span>
         </span>
       </td>

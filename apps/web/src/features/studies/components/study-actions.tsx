@@ -10,6 +10,7 @@ import {
   MoreHorizontal,
   QrCode,
   Share2,
+  ShieldCheck,
   Stethoscope,
   Trash2,
 } from 'lucide-react';
@@ -37,6 +38,8 @@ export interface StudyRowHandlers {
   onAccess?: (study: StudyListItem) => void;
   /** 'Share by link / QR': a link or QR code that opens the study without an account. */
   onShareByLink?: (study: StudyListItem) => void;
+  /** 'Make a de-identified copy' and 'Download de-identified' (each shows the preview first). */
+  onDeidentify?: (study: StudyListItem, mode: 'copy' | 'download') => void;
   /** My Studies: studies ticked for an action on several at once (Share by link / QR). */
   selection?: StudySelection;
 }
@@ -63,6 +66,15 @@ export function StudySelectBox({ study, selection }: { study: StudyListItem; sel
 export interface SharedBy {
   name: string | null;
   email: string;
+}
+
+/** Marks a de-identified copy in the list. */
+export function DeidentifiedBadge() {
+  return (
+    <span className="ml-2 inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium text-muted-foreground">
+      De-identified
+    </span>
+  );
 }
 
 export function NA() {
@@ -175,6 +187,16 @@ export function StudyActions({
             <DropdownMenuItem onSelect={() => handlers.onDownload?.(study)}>
               <Download aria-hidden="true" /> Download
             </DropdownMenuItem>
+          )}
+          {handlers.onDeidentify && process.value === 'completed' && (
+            <>
+              <DropdownMenuItem onSelect={() => handlers.onDeidentify?.(study, 'copy')}>
+                <ShieldCheck aria-hidden="true" /> Make a de-identified copy
+              </DropdownMenuItem>
+              <DropdownMenuItem onSelect={() => handlers.onDeidentify?.(study, 'download')}>
+                <Download aria-hidden="true" /> Download de-identified
+              </DropdownMenuItem>
+            </>
           )}
           {handlers.onTransfer && (
             <DropdownMenuItem onSelect={() => handlers.onTransfer?.(study)}>

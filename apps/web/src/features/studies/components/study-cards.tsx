@@ -17,6 +17,7 @@ import {
   viewerHref,
 } from '../utils/study-list';
 import { ModalitySelect, SearchInput } from './study-filter-bar';
+import { DeidentifiedBadge } from './study-actions';
 
 function StudyCard({ study }: { study: StudyListItem }) {
   const m = study.metadata;
@@ -32,7 +33,10 @@ function StudyCard({ study }: { study: StudyListItem }) {
         className="h-40 w-full rounded-md bg-slate-900 object-contain"
       />
       <div className="min-w-0">
-        <h3 className="font-medium [overflow-wrap:anywhere]">{m.studyDescription || 'N/A'}</h3>
+        <h3 className="font-medium [overflow-wrap:anywhere]">
+          {m.studyDescription || 'N/A'}
+          {study.deidentified && <DeidentifiedBadge />}
+        </h3>
         <p className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
           {patientDisplayName(study) || 'N/A'}
         </p>
