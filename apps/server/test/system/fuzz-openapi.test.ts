@@ -9,6 +9,7 @@ import { buildViewerApp } from '../../src/modules/viewer/viewer-app';
 import { AUTH_COOKIE, REFRESH_COOKIE } from '../../src/http/session-cookies';
 import { ingestFiles } from '../helpers/dicom-ingest';
 import { buildZip, makeDicom } from '../helpers/studies';
+import { routesOfTree } from '../helpers/route-tree';
 import { createTestContext, registerUser, strongPassword, type TestContext } from '../helpers/test-app';
 
 /**
@@ -138,29 +139,6 @@ function fromDocument(
     documented,
     destructive: origin === 'app' && DESTRUCTIVE.some((re) => re.test(shapeOf(method, path))),
   };
-}
-
-/** Every method and path of `printRoutes()`'s tree (HEAD only where it is not GET's twin). */
-function routesOfTree(tree: string): Array<{ method: string; path: string }> {
-  const stack: string[] = [];
-  const routes: Array<{ method: string; path: string }> = [];
-  for (const line of tree.split('\n')) {
-    const at = line.search(/[├└]── /);
-    if (at < 0) continue;
-    const depth = at / 4;
-    const m = /^(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line.slice(at + 4))!;
-    const segment = m[1]!.replace(/:([A-Za-z0-9_]+)(?:\|:[A-Za-z0-9_]+)*/g, '{$1}').replace(/\*/g, '{*}');
-    const parent = depth > 0 ? stack[depth - 1]! : '';
-    // The tree prints a wildcard child of `/a` as `*`, though the route is `/a/*`.
-    stack[depth] = parent + (segment === '{*}' && !parent.endsWith('/') ? '/' : '') + segment;
-    stack.length = depth + 1;
-    const methods = m[2]?.split(', ') ?? [];
-    for (const method of methods) {
-      if (method === 'HEAD' && methods.includes('GET')) continue;
-      routes.push({ method, path: stack[depth]! });
-    }
-  }
-  return routes;
 }
 
 function buildOperations(doc: OpenApiDocument, appTree: string, viewerTree: string): Operation[] {

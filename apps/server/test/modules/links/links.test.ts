@@ -8,6 +8,7 @@ import { ingestFiles } from '../../helpers/dicom-ingest';
 import { offeringProfessional } from '../../helpers/directory';
 import { deliveredExpertReview } from '../../helpers/orders';
 import { generateSeries } from '../../helpers/dicom-series';
+import { routesOfTree } from '../../helpers/route-tree';
 import { newPatient, type Patient } from '../../helpers/studies';
 import { createTestContext, eventually, type TestContext } from '../../helpers/test-app';
 import { fhirErrors } from '../fhir/fhir-validator';
@@ -500,6 +501,72 @@ describe('study links (SMART Health Links)', () => {
     const part = await fetch(url, { headers: { range: 'bytes=0-9' } });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(0, 10))).toBe(true);
+  });
+
+  it('a link credential is an actor of its own: over every GET route it reads only its studies’ DICOMweb and FHIR, and learns nothing of the owner’s account', async () => {
+    const made = await makeLink({ studyIds: [studyId], expiresAt: inMinutes(60) });
+    const opened = await resolve(made.viewerUrl, { recipient: 'Matrix reader' });
+    const authorization = credentialOf(opened.result!);
+    const values: Record<string, string> = {
+      userId: owner.id,
+      studyId,
+      id: studyId,
+      study: series.studyInstanceUid,
+      series: series.seriesInstanceUid,
+      instance: series.files[0]!.sopInstanceUid,
+      frames: '1',
+      frame: '1',
+      tag: '7FE00010',
+      type: 'ImagingStudy',
+    };
+    // What a link's recipient may read: its studies through DICOMweb (searches find only those) and FHIR.
+    const allowed = /^\/(?:dicomweb|fhir\/R4)\//;
+    const routes = routesOfTree(ctx.app.printRoutes({ commonPrefix: false })).filter(
+      (r) => r.method === 'GET',
+    );
+    expect(routes.length).toBeGreaterThan(60);
+    const answeredOk: string[] = [];
+    for (const route of routes) {
+      const url = route.path.replace(/\{(\*|\w+)\}/g, (_m, name: string) => values[name] ?? 'x');
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization } });
+      expect(res.statusCode, `GET ${route.path}`).toBeLessThan(500);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        answeredOk.push(route.path);
+        // Public routes (health, configuration, the SPA) answer anyone; none may name the owner.
+        expect(res.body, `GET ${route.path}`).not.toContain('owner@example.com');
+        if (allowed.test(route.path)) continue;
+        // Anywhere else the credential is worth no more than no credential at all.
+        const anonymous = await ctx.app.inject({ method: 'GET', url });
+        expect(
+          anonymous.statusCode,
+          `GET ${route.path}: a link credential got ${res.statusCode}`,
+        ).toBeLessThan(300);
+      }
+    }
+    expect(answeredOk.filter((p) => allowed.test(p)).length).toBeGreaterThan(5);
+    // Its searches find its study only, not the owner's others.
+    const found = await ctx.app.inject({
+      method: 'GET',
+      url: '/dicomweb/studies',
+      headers: { authorization },
+    });
+    const uids = (found.json() as Array<Record<string, { Value: string[] }>>).map(
+      (s) => s['0020000D']!.Value[0],
+    );
+    expect(uids).toEqual([series.studyInstanceUid]);
+    const fhirSearch = await ctx.app.inject({
+      method: 'GET',
+      url: '/fhir/R4/ImagingStudy',
+      headers: { authorization },
+    });
+    expect((fhirSearch.json() as { total: number }).total).toBe(1);
+    // The owner's study list, receipts and links are closed to it.
+    for (const url of [
+      `/api/studies/user/${owner.id}`,
+      `/api/studies/${studyId}/access`,
+      '/api/studies/links',
+    ])
+      expect((await ctx.app.inject({ method: 'GET', url, headers: { authorization } })).statusCode).toBe(401);
   });
 
   it('deleting the study ends the link for it', async () => {
