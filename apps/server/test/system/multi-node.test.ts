@@ -389,6 +389,55 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     expect(Date.now() - loggedOutAt).toBeLessThan(1_000);
   });
 
+  it('refuses every session of an account on the other node within 1 s of a password reset on one', async () => {
+    onTestFailed(showOutput);
+    const email = `reset-${randomUUID()}@example.com`;
+    expect((await register(email, await captcha(proxy.url), '192.0.2.21')).status).toBe(201);
+    const signedIn = await login(email, password, '192.0.2.21');
+    const token = ((await signedIn.json()) as { data: { authToken: string } }).data.authToken;
+    const [one, other] = api as [Node, Node];
+    for (const node of api) expect((await call('/api/auth/me', { token, base: node.url })).status).toBe(200);
+    expect(
+      (await call('/api/auth/forgot-password', { body: { email }, base: one.url, ip: '192.0.2.21' })).status,
+    ).toBe(200);
+    // The reset email is sent by a worker; its link carries the challenge.
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    let challenge = '';
+    try {
+      challenge = await until(
+        async () => {
+          const { rows } = await db.query<{ text: string }>(
+            'select text from mail_outbox where "to" = $1 and subject like \'Reset your%\'',
+            [email],
+          );
+          const link = rows[0] && /(http\S+reset-password\S+)/.exec(rows[0].text)?.[1];
+          return link ? new URL(link).searchParams.get('challenge')! : undefined;
+        },
+        30_000,
+        'the reset email',
+        100,
+      );
+    } finally {
+      await db.end();
+    }
+    const reset = await call('/api/auth/reset-password', {
+      body: { email, challenge, newPassword: 'N3w!Passw0rd' },
+      base: one.url,
+      ip: '192.0.2.21',
+    });
+    expect(reset.status).toBe(200);
+    const resetAt = Date.now();
+    await until(
+      async () =>
+        (await call('/api/auth/me', { token, base: other.url })).status === 401 ? true : undefined,
+      1_000,
+      'the other node to refuse the session after the reset',
+      20,
+    );
+    expect(Date.now() - resetAt).toBeLessThan(1_000);
+  });
+
   it('shows a share made on one node in the recipient’s list and notifications on the other within 1 s, and refuses the study there within 1 s of its revocation', async () => {
     onTestFailed(showOutput);
     expect(studyId, 'the processing test ran').not.toBe('');
