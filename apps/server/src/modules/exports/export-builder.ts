@@ -279,11 +279,38 @@ export async function exportExtras(deps: BuildDeps, req: BuildRequest, studies: 
   return { reports, bundle, history: historyFiles({ shares, links, orders, access }, req.ownerId) };
 }
 
-/** The ZIP of `entries` as a byte stream. */
+/** Bytes handed to storage at a time: fewer, larger writes than the instances' own chunks. */
+const WRITE_CHUNK_BYTES = 1024 * 1024;
+/** How far reading from storage may run ahead of writing the archive. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+
+/** Joins small chunks (headers, the instances' 64 KiB reads) into writes of about WRITE_CHUNK_BYTES. */
+async function* coalesced(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const c of chunks) {
+    parts.push(c);
+    size += c.length;
+    if (size >= WRITE_CHUNK_BYTES) {
+      yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size) yield Buffer.concat(parts, size);
+}
+
+/**
+ * The ZIP of `entries` as a byte stream. Reading runs up to READ_AHEAD_BYTES ahead of the writer,
+ * so storage reads and writes overlap; memory stays bounded by that, whatever the study's size.
+ */
 export function zipReadable(
   entries: AsyncIterable<ZipEntry>,
   at: Date,
   onBytes: (n: number) => void,
 ): Readable {
-  return Readable.from(zipStream(entries, { at, onBytes }), { objectMode: false });
+  return Readable.from(coalesced(zipStream(entries, { at, onBytes })), {
+    objectMode: false,
+    highWaterMark: READ_AHEAD_BYTES,
+  });
 }
