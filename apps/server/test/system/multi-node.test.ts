@@ -594,6 +594,26 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     }
   });
 
+  it('counts a per-user limit on both nodes together: of 70 provider additions alternating nodes, 60 pass', async () => {
+    onTestFailed(showOutput);
+    const listed = (await (await call('/api/providers', { token: user.token })).json()) as {
+      data: Array<{ id: string }>;
+    };
+    const providerId = listed.data[0]!.id;
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) {
+      const res = await call('/api/users/providers', {
+        token: user.token,
+        base: api[i % 2]!.url,
+        body: { providerId },
+        ip: `192.0.2.${100 + (i % 50)}`,
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s < 300)).toHaveLength(60);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  });
+
   it('counts sign-in failures of one account on both nodes together: locked after 10 alternating failures', async () => {
     onTestFailed(showOutput);
     const email = `throttle-${randomUUID()}@example.com`;
