@@ -1,0 +1,84 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from './a11y';
+import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
+import { canvasesWithImage } from '../canvas-image';
+import {
+  pickFromTile,
+  registerPatient,
+  studyRow,
+  tempDir,
+  uniqueEmail,
+  uploadAndReturnToStudies,
+  zipEntries,
+} from './study-files';
+
+const viewerBase = () => process.env.E2E_VIEWER_URL!;
+
+test('a de-identified copy is made after its preview and opens in the viewer; Export my data downloads a DICOM media archive', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await registerPatient(page, uniqueEmail('deid'), 'Dora', 'Ident');
+  const description = 'Identifiable phantom';
+  const dir = tempDir('deid');
+  const series = generateSeries({ count: 3, size: 128, patientName: 'Ident^Dora', description });
+  const files = series.files.map((f, i) => {
+    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
+    writeFileSync(file, f.bytes);
+    return file;
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', files);
+  await uploadAndReturnToStudies(page);
+  const row = studyRow(page, 'Ident, Dora');
+  await expect(row).toBeVisible({ timeout: 90_000 });
+
+  // The preview shows what changes before anything is made.
+  await row.getByRole('button', { name: 'More actions' }).click();
+  await page.getByRole('menuitem', { name: 'Make a de-identified copy' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Make a de-identified copy' });
+  await expect(dialog.getByText('Ident^Dora').first()).toBeVisible({ timeout: 30_000 });
+  await expect(dialog.getByText(/Removed|Blank|Replaced/).first()).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('deidentify-preview.png') });
+  await dialog.getByRole('button', { name: 'Make copy' }).click();
+
+  // The copy joins My Studies, marked, without the patient's name.
+  const copy = page
+    .getByRole('row')
+    .filter({ hasText: 'De-identified' })
+    .filter({ hasNotText: 'Ident, Dora' })
+    .first();
+  await expect(async () => {
+    await page.reload();
+    await expect(copy).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 90_000 });
+  await page.screenshot({ path: test.info().outputPath('deidentified-copy.png') });
+
+  // It opens in the viewer, drawn.
+  await copy.getByRole('button', { name: 'More actions' }).click();
+  const popup = page.waitForEvent('popup');
+  await page.getByRole('menuitem', { name: 'View' }).click();
+  const viewer = await popup;
+  await viewer.waitForURL((u) => u.href.startsWith(`${viewerBase()}/viewer`), { timeout: 90_000 });
+  await expect.poll(() => viewer.evaluate(canvasesWithImage), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  await viewer.close();
+
+  // Settings → Privacy & Sharing → Export my data: ready with a download that holds a DICOMDIR.
+  await page.goto('/settings');
+  await page.getByRole('tab', { name: 'Privacy & Sharing' }).click();
+  await page.getByRole('button', { name: 'Export my data' }).click();
+  const exportsList = page.getByRole('list', { name: 'Your exports' });
+  const link = exportsList.getByRole('link', { name: /^Download / }).first();
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh exports' }).click();
+    await expect(link).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 120_000 });
+  const download = page.waitForEvent('download');
+  await link.click();
+  const file = path.join(dir, 'export.zip');
+  await (await download).saveAs(file);
+  const entries = zipEntries(file);
+  expect([...entries.keys()].some((name) => /(^|\/)DICOMDIR$/.test(name))).toBe(true);
+  expect([...entries.keys()].some((name) => /index\.html$/.test(name))).toBe(true);
+});
