@@ -117,6 +117,7 @@ import {
   expireExportsJob,
 } from './modules/exports';
 import type { ExportsService } from './modules/exports';
+import { createPs315Deidentifier } from './modules/exports';
 
 /** Everything a request handler or job may use, built once per process from the config. */
 export interface Services {
@@ -639,8 +640,8 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       queue,
       notify: (userId, event) => notifications.notify(userId, event),
       bundle: (p, opts, meta) => fhir.exportBundle(p, opts, meta),
-      // The PS3.15 de-identifier goes here as `deidentify` (modules/exports `Deidentifier`); until
-      // then a de-identified export is refused as not available yet.
+      // De-identified exports: the PS3.15 engine with the same secret-derived date shift as copies.
+      deidentify: createPs315Deidentifier(config.sessionSecret),
       now,
     });
     const thumbnails = createThumbnailService({

@@ -6,3 +6,4 @@ export { expireExportsJob } from './expire-exports.job';
 export { createExportsRepository, type ExportsRepository } from './exports.repository';
 export { exportsRoutes } from './exports.routes';
 export { createExportsService, type ExportsService } from './exports.service';
+export { createPs315Deidentifier } from './ps315-deidentifier';

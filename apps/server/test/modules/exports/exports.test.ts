@@ -328,13 +328,49 @@ describe('what an export may hold', () => {
     expect(empty.json().error).toMatch(/no studies to export/);
   });
 
-  it('says de-identified exports and ISO images are not available yet', async () => {
-    const deid = await call(owner, 'POST', '/api/exports', { payload: { deidentify: true } });
-    expect(deid.statusCode).toBe(400);
-    expect(deid.json().error).toMatch(/not available yet/);
+  it('says ISO images are not available yet', async () => {
     const iso = await call(owner, 'POST', '/api/exports', { payload: { iso: true } });
     expect(iso.statusCode).toBe(400);
     expect(iso.json().error).toMatch(/not available yet/);
+  });
+
+  it('de-identifies with the PS3.15 engine: new UIDs, no name, a DICOMDIR dcmtk reads', async () => {
+    const res = await call(owner, 'POST', '/api/exports', { payload: { deidentify: true } });
+    expect(res.statusCode, res.body).toBe(202);
+    const done = await waitReady(owner, res.json().id);
+    expect(done).toMatchObject({ status: 'ready', deidentify: true });
+    const files = await readZip((await call(owner, 'GET', done.files[0].url)).rawPayload);
+    const dicom = [...files.entries()].filter(([n]) => n.startsWith('DICOM/'));
+    expect(dicom.length).toBeGreaterThan(0);
+    expect([...files.keys()].some((n) => /^(REPORTS|FHIR|HISTORY)\//.test(n))).toBe(false);
+    const originals = new Set(
+      (
+        await db()
+          .select({ sop: instances.sopInstanceUid })
+          .from(instances)
+          .innerJoin(studies, eq(studies.id, instances.studyId))
+          .where(eq(studies.ownerId, owner.id))
+      ).map((r) => r.sop),
+    );
+    for (const [name, bytes] of dicom) {
+      const ds = dicomParser.parseDicom(new Uint8Array(bytes), { untilTag: 'x7fe00010' });
+      expect(originals.has(ds.string('x00080018') ?? ''), name).toBe(false);
+      expect(ds.string('x00100010') ?? '', name).not.toMatch(/Lovelace/);
+      expect(ds.string('x00120062'), name).toBe('YES');
+    }
+    if (!hasTool('dcmdump')) return;
+    const dir = await mkdtemp(path.join(tmpdir(), 'export-deid-'));
+    try {
+      for (const [name, data] of files) {
+        await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+        await writeFile(path.join(dir, name), data);
+      }
+      const dump = run('dcmdump', ['+M', 'DICOMDIR'], dir);
+      expect(dump.status, dump.stderr).toBe(0);
+      expect(dump.stderr).not.toMatch(/^E:/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('exports only the chosen studies', async () => {
