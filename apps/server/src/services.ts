@@ -69,12 +69,7 @@ import { createViewerService, type ViewerService } from './modules/viewer';
 import { createDicomStore } from './ports/dicom-store/index';
 import { createHealthService, type HealthService } from './modules/health';
 import { createJobsService, type JobsService } from './modules/jobs';
-import {
-  createDeidentifyRepository,
-  createDeidentifyService,
-  deidentifiedCopyJob,
-  type DeidentifyService,
-} from './modules/deidentify';
+import { createDeidentifyService, deidentifiedCopyJob, type DeidentifyService } from './modules/deidentify';
 import { createNotificationsRepository } from './modules/notifications';
 import { createProvidersRepository } from './modules/providers';
 import { createProvidersService, type ProvidersService } from './modules/providers';
@@ -433,7 +428,6 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
     const deidentify = createDeidentifyService({
       access,
       studiesRepo,
-      repo: createDeidentifyRepository(database.db),
       storage,
       queue,
       audit,

@@ -24,7 +24,6 @@ import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
 import type { IndexedInstance, StudiesRepository } from '../studies';
 import { DEIDENTIFIED_COPY } from './deidentified-copy';
-import type { DeidentifyRepository } from './deidentify.repository';
 import { type StreamedEntry, streamZip } from './deidentified-zip';
 
 interface Deps {
@@ -33,7 +32,6 @@ interface Deps {
     StudiesRepository,
     'findStudy' | 'instancesForDownload' | 'ensureUpload' | 'recordIntents' | 'commitIngest' | 'failUpload'
   >;
-  repo: DeidentifyRepository;
   storage: ObjectStorage;
   queue: JobQueue;
   audit: AuditRecorder;
@@ -200,8 +198,8 @@ export function createDeidentifyService(deps: Deps) {
 
     /**
      * The job: every instance de-identified and stored, then indexed as a new study of the owner in
-     * one transaction (modules/studies `commitIngest`), charged to their storage, and marked as a
-     * copy. A retry makes the same UIDs and storage keys, so it completes the same copy.
+     * one transaction (modules/studies `commitIngest`) that also charges their storage and marks it
+     * as a copy, so no copy is ever listed without its mark. A retry makes the same UIDs and storage keys, so it completes the same copy.
      */
     async makeCopy(p: { userId: string; studyId: string; copyId: string; includePdfReports: boolean }) {
       const study = await studiesRepo.findStudy(p.studyId);
@@ -276,12 +274,13 @@ export function createDeidentifyService(deps: Deps) {
         return;
       }
       try {
-        const result = await studiesRepo.commitIngest({
+        await studiesRepo.commitIngest({
           uploadId: upload.id,
           ownerId: p.userId,
           defaultMaxBytes: deps.defaultMaxStorageGB * 1024 ** 3,
           items,
           summary,
+          deidentification: summary,
           notification: () => ({
             userId: p.userId,
             type: 'system',
@@ -289,7 +288,6 @@ export function createDeidentifyService(deps: Deps) {
             description: `Your de-identified copy${description} is in My Studies: ${items.length} instance(s)${leftOut.length > 0 ? `, ${leftOut.length} left out` : ''}.`,
           }),
         });
-        await deps.repo.markDeidentified(result.studyIds, summary);
       } catch (err) {
         if (!(err instanceof QuotaExceededError)) throw err;
         await studiesRepo.failUpload(upload.id, 'Storage limit exceeded', summary, {

@@ -2,6 +2,5 @@
 // (architecture/import-boundaries) refuses imports of this module's other files from outside it.
 export { deidentifiedCopyJob } from './deidentified-copy.job';
 export { DEIDENTIFIED_COPY } from './deidentified-copy';
-export { createDeidentifyRepository } from './deidentify.repository';
 export { deidentifiedDownload, deidentifyRoutes } from './deidentify.routes';
 export { createDeidentifyService, type DeidentifyService } from './deidentify.service';

@@ -33,6 +33,11 @@ export interface IngestCommit {
   items: IndexedInstance[];
   summary: Record<string, unknown>;
   notification: (result: { studyIds: string[]; chargedBytes: number }) => NewNotification | NewNotification[];
+  /**
+   * Set when the upload is a de-identified copy (modules/deidentify): its studies are marked so, with
+   * what was removed and left out, in the same transaction, so a copy is never listed without its mark.
+   */
+  deidentification?: Record<string, unknown>;
 }
 
 /** The transaction commitIngest runs in. */
@@ -242,6 +247,11 @@ export function createStudyIngestRepository(db: Db) {
         const owner = await lockOwner(tx, p.ownerId);
         const ids = await upsertStudiesAndSeries(tx, p.ownerId, p.items);
         const studyIds = [...new Set(ids.studyIdByUid.values())];
+        if (p.deidentification)
+          await tx
+            .update(studies)
+            .set({ deidentified: true, deidentification: p.deidentification })
+            .where(inArray(studies.id, studyIds));
         const existing = await storedInstances(tx, studyIds, p.items);
         const { delta, replacedKeys } = await indexInstances(tx, p.items, ids, existing);
         requireWithinQuota(
