@@ -199,7 +199,8 @@ export function createDeidentifyService(deps: Deps) {
     /**
      * The job: every instance de-identified and stored, then indexed as a new study of the owner in
      * one transaction (modules/studies `commitIngest`) that also charges their storage and marks it
-     * as a copy, so no copy is ever listed without its mark. A retry makes the same UIDs and storage keys, so it completes the same copy.
+     * as a copy, so no copy is ever listed without its mark. A retry makes the same UIDs and storage
+     * keys, so it completes the same copy.
      */
     async makeCopy(p: { userId: string; studyId: string; copyId: string; includePdfReports: boolean }) {
       const study = await studiesRepo.findStudy(p.studyId);
