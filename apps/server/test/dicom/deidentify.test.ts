@@ -347,6 +347,10 @@ describe('what a de-identified copy leaves out', () => {
     const pdf = write({ SOPClassUID: '1.2.840.10008.5.1.4.1.1.104.1', Modality: 'DOC' });
     expect(deidentifyInstance(pdf, ctx())).toMatchObject({ kind: 'left-out', code: 'pdf-report' });
     expect(deidentifyInstance(pdf, { ...ctx(), includePdfReports: true }).kind).toBe('deidentified');
+    // A structured report's free text is not cleaned either: out unless reports are included.
+    const sr = fixture('test-SR.dcm');
+    expect(deidentifyInstance(sr, ctx())).toMatchObject({ kind: 'left-out', code: 'pdf-report' });
+    expect(deidentifyInstance(sr, { ...ctx(), includePdfReports: true }).kind).toBe('deidentified');
     expect(deidentifyInstance(Buffer.from('not dicom at all'), ctx())).toMatchObject({
       kind: 'left-out',
       code: 'unreadable',

@@ -45,13 +45,18 @@ const ULTRASOUND_SOP_CLASSES = new Set([
 ]);
 const SECONDARY_CAPTURE_PREFIX = '1.2.840.10008.5.1.4.1.1.7';
 const ENCAPSULATED_DOCUMENT_PREFIX = '1.2.840.10008.5.1.4.1.1.104.';
+/** Structured reports (PS3.4 B.5: the SR Storage SOP classes). */
+const STRUCTURED_REPORT_PREFIX = '1.2.840.10008.5.1.4.1.1.88.';
 
 export interface DeidentifyContext {
   /** Whole days every date moves by (`dateShiftDays`: one per patient). */
   dateShiftDays: number;
   /** The copy's UID map (`createUidMap`): one per copy, shared by all its instances. */
   uids: UidMap;
-  /** Keep encapsulated PDF reports (their text is not cleaned: the patient chose this knowingly). */
+  /**
+   * Keep reports: encapsulated PDFs and structured reports (their text is not cleaned: the patient
+   * chose this knowingly).
+   */
   includePdfReports?: boolean;
   /** For files stored without a Part 10 header (referenced by a DICOMDIR). */
   transferSyntaxUid?: string;
@@ -105,6 +110,16 @@ export function leftOutReason(
     return {
       code: 'pdf-report',
       reason: 'PDF report: its text can name the patient and is not cleaned (include reports to keep it)',
+    };
+  }
+  // The profile keeps an SR's Text Values (Table E.1-1 does not list them), and a report's free
+  // text is where a name is most likely: like a PDF, it stays out unless the patient includes it.
+  if (sopClass.startsWith(STRUCTURED_REPORT_PREFIX) || info.modality === 'SR') {
+    if (includePdfReports) return null;
+    return {
+      code: 'pdf-report',
+      reason:
+        'structured report: its free text can name the patient and is not cleaned (include reports to keep it)',
     };
   }
   if (burnedIn === 'YES')
