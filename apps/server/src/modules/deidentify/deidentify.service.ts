@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DeidentifyPreview, LeftOutInstance } from '@mi/contracts/deidentify';
 import {
@@ -24,7 +25,7 @@ import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
 import type { IndexedInstance, StudiesRepository } from '../studies';
 import { DEIDENTIFIED_COPY } from './deidentified-copy';
-import { type StreamedEntry, streamZip } from './deidentified-zip';
+import { zipStream, type ZipEntry } from '../../dicom-archive/zip-writer';
 
 interface Deps {
   access: AccessService;
@@ -318,7 +319,7 @@ export function createDeidentifyService(deps: Deps) {
       const seriesIndex = new Map<string, number>();
       const perSeries = new Map<string, number>();
       const leftOut: string[] = [];
-      async function* entries(): AsyncGenerator<StreamedEntry> {
+      async function* entries(): AsyncGenerator<ZipEntry> {
         for await (const { row, result } of deidentifyAll(rows, ctx)) {
           if (result.kind === 'left-out') {
             leftOut.push(`${row.modality ?? 'OT'} instance ${leftOut.length + 1}: ${result.reason}`);
@@ -328,8 +329,7 @@ export function createDeidentifyService(deps: Deps) {
           const n = (perSeries.get(row.seriesUid) ?? 0) + 1;
           perSeries.set(row.seriesUid, n);
           const folder = `${String(seriesIndex.get(row.seriesUid)).padStart(3, '0')}_${(row.modality ?? 'OT').replace(/[^A-Za-z0-9]/g, '') || 'OT'}`;
-          const bytes = result.bytes;
-          yield { name: `${folder}/${String(n).padStart(5, '0')}.dcm`, bytes: async () => bytes };
+          yield { name: `${folder}/${String(n).padStart(5, '0')}.dcm`, data: result.bytes };
         }
         if (leftOut.length > 0) {
           const text = [
@@ -338,10 +338,11 @@ export function createDeidentifyService(deps: Deps) {
             ...leftOut,
             '',
           ].join('\n');
-          yield { name: 'LEFT-OUT.txt', bytes: async () => Buffer.from(text, 'utf8') };
+          yield { name: 'LEFT-OUT.txt', data: Buffer.from(text, 'utf8') };
         }
       }
-      return { study, stream: streamZip(entries()) };
+      // One de-identified file in memory at a time; each is whole before its entry is written.
+      return { study, stream: Readable.from(zipStream(entries(), { at: new Date() })) };
     },
   };
   return service;

@@ -24,7 +24,7 @@ import type {
   ExportSeriesRow,
   ExportStudyRow,
 } from './exports.repository';
-import { zipStream, type ZipEntry } from './zip-writer';
+import { zipStream, type ZipEntry } from '../../dicom-archive/zip-writer';
 
 /** One DICOM file handed to de-identification. */
 export interface DeidentifyInput {

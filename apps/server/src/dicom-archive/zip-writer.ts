@@ -1,7 +1,8 @@
 import { crc32 } from '@node-rs/crc32';
 
 /**
- * One file of an export ZIP. Its size and CRC-32 are known before its bytes are written (a stored
+ * One file of a ZIP we write (Export my data, modules/exports; de-identified downloads,
+ * modules/deidentify). Its size and CRC-32 are known before its bytes are written (a stored
  * instance's come from its index row, a generated file is in memory), so every local header is
  * complete and readers that walk the archive from the front (our own upload scanner,
  * dicom-archive/zip-stream-scanner.ts) need no data descriptor.
