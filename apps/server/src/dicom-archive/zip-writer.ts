@@ -76,7 +76,7 @@ export async function* zipStream(
     yield header;
     offset += header.length;
   }
-  yield endRecords(written.length, cdStart, offset - cdStart);
+  yield zipEndRecords(written.length, cdStart, offset - cdStart);
 }
 
 function flags(name: Buffer): number {
@@ -145,7 +145,8 @@ function centralHeader(w: Written, date: number, time: number): Buffer {
   return b;
 }
 
-function endRecords(count: number, cdStart: number, cdSize: number): Buffer {
+/** The end of central directory record, with the ZIP64 record and locator when a value needs them. */
+export function zipEndRecords(count: number, cdStart: number, cdSize: number): Buffer {
   const zip64 = count >= MAX16 || cdStart >= MAX32 || cdSize >= MAX32;
   const parts: Buffer[] = [];
   if (zip64) {

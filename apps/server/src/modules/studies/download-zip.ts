@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { openInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
+import { zipEndRecords } from '../../dicom-archive/zip-writer';
 
 /** One file of the archive: its bytes are a stored instance, whose size and CRC-32 are known up front. */
 export interface ZipItem {
@@ -18,7 +19,6 @@ type Segment =
 type SegmentWithoutStart = Segment extends infer S ? (S extends Segment ? Omit<S, 'start'> : never) : never;
 
 const MAX32 = 0xffffffff;
-const MAX16 = 0xffff;
 // Fixed timestamp (1980-01-01 00:00, the DOS epoch) so the same study always gives the same bytes.
 const DOS_TIME = 0;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
@@ -53,7 +53,7 @@ export class ZipLayout {
       this.push({ kind: 'bytes', length: len, make: () => centralHeader(c.item, c.name, c.offset) });
       offset += len;
     }
-    const end = endRecords(central.length, cdStart, offset - cdStart);
+    const end = zipEndRecords(central.length, cdStart, offset - cdStart);
     this.push({ kind: 'bytes', length: end.length, make: () => end });
     offset += end.length;
     this.length = offset;
@@ -179,41 +179,6 @@ function centralHeader(item: ZipItem, name: Buffer, offset: number): Buffer {
     }
   }
   return b;
-}
-
-function endRecords(count: number, cdStart: number, cdSize: number): Buffer {
-  const zip64 = count >= MAX16 || cdStart >= MAX32 || cdSize >= MAX32;
-  const parts: Buffer[] = [];
-  if (zip64) {
-    const rec = Buffer.alloc(56);
-    rec.writeUInt32LE(0x06064b50, 0);
-    rec.writeBigUInt64LE(44n, 4);
-    rec.writeUInt16LE(45, 12);
-    rec.writeUInt16LE(45, 14);
-    rec.writeUInt32LE(0, 16);
-    rec.writeUInt32LE(0, 20);
-    rec.writeBigUInt64LE(BigInt(count), 24);
-    rec.writeBigUInt64LE(BigInt(count), 32);
-    rec.writeBigUInt64LE(BigInt(cdSize), 40);
-    rec.writeBigUInt64LE(BigInt(cdStart), 48);
-    const loc = Buffer.alloc(20);
-    loc.writeUInt32LE(0x07064b50, 0);
-    loc.writeUInt32LE(0, 4);
-    loc.writeBigUInt64LE(BigInt(cdStart + cdSize), 8);
-    loc.writeUInt32LE(1, 16);
-    parts.push(rec, loc);
-  }
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(0, 4);
-  eocd.writeUInt16LE(0, 6);
-  eocd.writeUInt16LE(zip64 ? MAX16 : count, 8);
-  eocd.writeUInt16LE(zip64 ? MAX16 : count, 10);
-  eocd.writeUInt32LE(zip64 ? MAX32 : cdSize, 12);
-  eocd.writeUInt32LE(zip64 ? MAX32 : cdStart, 16);
-  eocd.writeUInt16LE(0, 20);
-  parts.push(eocd);
-  return Buffer.concat(parts);
 }
 
 /** Parses a single `Range: bytes=…` header against a length. Null means "serve the whole thing". */
