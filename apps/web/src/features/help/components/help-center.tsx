@@ -200,7 +200,9 @@ export function HelpCenter() {
   } else {
     const from = `${location.pathname}${location.search}`;
     body = (
-      <div className={cn('grid gap-6', articles.isPlaceholderData && 'opacity-60')}>
+      // The previous page stays readable while the next loads (dimming it would fail text contrast);
+      // aria-busy tells assistive technology it is about to change.
+      <div className="grid gap-6" aria-busy={articles.isPlaceholderData || undefined}>
         <ul className="grid gap-4 md:grid-cols-2" aria-label="Articles">
           {articles.data.data.map((a) => (
             <ArticleCard key={a._id} article={a} from={from} />
