@@ -203,7 +203,7 @@ test('share by email with a confirmed account: it views the study, the owner see
   await expect(sharedRow.getByRole('button', { name: 'Share study' })).toHaveCount(0);
   await expect(sharedRow.getByRole('button', { name: 'Delete study' })).toHaveCount(0);
   await sharedRow.getByRole('button', { name: 'More actions' }).click();
-  await expect(rp.getByRole('menuitem', { name: 'Download' })).toHaveCount(0);
+  await expect(rp.getByRole('menuitem', { name: 'Download', exact: true })).toHaveCount(0);
   await expect(rp.getByRole('menuitem', { name: 'Transfer Ownership' })).toHaveCount(0);
   await expect(rp.getByRole('menuitem', { name: 'Request Ownership' })).toBeVisible();
   const popup = rp.waitForEvent('popup');

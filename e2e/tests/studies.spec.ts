@@ -27,7 +27,7 @@ const formatDay = (d: Date) =>
 async function downloadFromRow(page: Page, rowText: string) {
   await studyRow(page, rowText).getByRole('button', { name: 'More actions' }).click();
   const download = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: 'Download' }).click();
+  await page.getByRole('menuitem', { name: 'Download', exact: true }).click();
   await expect(page.getByText('Downloading Study', { exact: true })).toBeVisible();
   await expect(page.getByText('Your download will begin shortly...', { exact: true })).toBeVisible();
   const file = await download;
@@ -78,13 +78,15 @@ test('a folder of DICOM files is uploaded, processed, listed, downloaded byte fo
 
   const row = studyRow(page, 'Folder, Jane');
   await expect(row).toBeVisible({ timeout: 90_000 });
+  // The first cell is the row's selection checkbox (Share by link / QR for several studies).
   const cells = row.getByRole('cell');
-  await expect(cells.nth(0)).toHaveText('Folder Upload Study');
-  await expect(cells.nth(1)).toHaveText('Folder, Jane');
-  await expect(cells.nth(2)).toHaveText('MR');
-  await expect(cells.nth(3)).toHaveText(formatDay(new Date()));
-  await expect(cells.nth(4)).toHaveText('Mar 04, 2021');
-  await expect(cells.nth(5)).toHaveText('');
+  await expect(cells.nth(0).getByRole('checkbox', { name: 'Select Folder Upload Study' })).toBeVisible();
+  await expect(cells.nth(1)).toHaveText('Folder Upload Study');
+  await expect(cells.nth(2)).toHaveText('Folder, Jane');
+  await expect(cells.nth(3)).toHaveText('MR');
+  await expect(cells.nth(4)).toHaveText(formatDay(new Date()));
+  await expect(cells.nth(5)).toHaveText('Mar 04, 2021');
+  await expect(cells.nth(6)).toHaveText('');
   const analysis = row.getByRole('link', { name: 'Get Analysis' });
   await expect(analysis).toHaveAttribute(
     'href',
@@ -139,7 +141,7 @@ test('a ZIP is uploaded as it is; its studies are sorted, filtered, downloaded a
   await expect(studyRow(page, 'CompressedSamples, MR1')).toBeVisible();
   await expect(studyRow(page, 'CompressedSamples, CT1')).toContainText('e+1');
   await expect(studyRow(page, 'CompressedSamples, CT1')).toContainText('Jan 19, 2004');
-  await expect(studyRow(page, 'CompressedSamples, MR1').getByRole('cell').nth(0)).toHaveText('N/A');
+  await expect(studyRow(page, 'CompressedSamples, MR1').getByRole('cell').nth(1)).toHaveText('N/A');
   await expect(studyRow(page, 'CompressedSamples, MR1')).toContainText('Aug 26, 2004');
 
   const bodyRows = page.locator('tbody tr');
@@ -196,7 +198,7 @@ test('a ZIP is uploaded as it is; its studies are sorted, filtered, downloaded a
   const ctId = new URL(href!, 'http://localhost').searchParams.get('studyId')!;
   expect((await page.request.delete(`/api/studies/${me.id}/${ctId}`)).ok()).toBe(true);
   await studyRow(page, 'CompressedSamples, CT1').getByRole('button', { name: 'More actions' }).click();
-  await page.getByRole('menuitem', { name: 'Download' }).click();
+  await page.getByRole('menuitem', { name: 'Download', exact: true }).click();
   await expect(page.getByText('Download Error', { exact: true })).toBeVisible();
   await page.reload();
   await expect(studyRow(page, 'CompressedSamples, MR1')).toBeVisible();
@@ -225,9 +227,9 @@ test('a CD/DVD keeps only its DICOM files; the dashboard shows the study and its
 
   const row = studyRow(page, 'Citizen, Jan');
   await expect(row).toBeVisible({ timeout: 90_000 });
-  await expect(row.getByRole('cell').nth(0)).toHaveText('Testing File-set');
-  await expect(row.getByRole('cell').nth(2)).toHaveText('CT');
-  await expect(row.getByRole('cell').nth(4)).toHaveText('Sep 13, 2020');
+  await expect(row.getByRole('cell').nth(1)).toHaveText('Testing File-set');
+  await expect(row.getByRole('cell').nth(3)).toHaveText('CT');
+  await expect(row.getByRole('cell').nth(5)).toHaveText('Sep 13, 2020');
 
   const entries = await downloadFromRow(page, 'Citizen, Jan');
   expect(digests(entries.values())).toEqual(digests(images.map((f) => readFileSync(path.join(disc, f)))));
@@ -291,8 +293,8 @@ test('HTML in DICOM text is shown as text, never run', async ({ page }) => {
 
   const row = studyRow(page, 'Evil, Name');
   await expect(row).toBeVisible({ timeout: 90_000 });
-  await expect(row.getByRole('cell').nth(1)).toHaveText('<img src=x onerror="window.__pwned=1">Evil, Name');
-  await expect(row.getByRole('cell').nth(0)).toHaveText('<b>Bold</b><script>window.__pwned=2</script>');
+  await expect(row.getByRole('cell').nth(2)).toHaveText('<img src=x onerror="window.__pwned=1">Evil, Name');
+  await expect(row.getByRole('cell').nth(1)).toHaveText('<b>Bold</b><script>window.__pwned=2</script>');
   await expect(row.locator('img[src="x"], [onerror], b, script')).toHaveCount(0);
   await row.getByRole('button', { name: 'Study information' }).click();
   await expect(page.getByRole('dialog', { name: 'Study Information' })).toContainText('<b>Bold</b>');

@@ -349,7 +349,7 @@ for (const [label, file, rowText] of [
     await expect(row).toBeVisible({ timeout: 90_000 });
     const { viewer } = await openFromMyStudies(
       page,
-      rowText ?? (await row.getByRole('cell').nth(1).innerText()),
+      rowText ?? (await row.getByRole('cell').nth(2).innerText()),
     );
     await expect(viewer.locator('canvas.cornerstone-canvas').first()).toBeVisible({ timeout: 60_000 });
     // Not a blank or uniform canvas: the decoded image has structure.
