@@ -102,6 +102,16 @@ export function dateShiftDays(secret: string, ownerId: string): number {
 }
 
 /**
+ * What de-identification derives from the server secret, in one place: keys for copies' UID maps
+ * (`key(label)`) and a patient's date shift, so a de-identified copy and an export of the same
+ * patient shift dates alike.
+ */
+export function deidentifyKeys(secret: string) {
+  const key = (label: string) => createHmac('sha256', secret).update(`deidentify:${label}`).digest('hex');
+  return { key, dateShiftFor: (ownerId: string) => dateShiftDays(key('date-shift'), ownerId) };
+}
+
+/**
  * UIDs of one copy: each original UID becomes a `2.25.` UID (PS3.5 B.2) derived from the copy's key,
  * so the same original UID gets the same new one everywhere in the copy (references between
  * instances, series and reports still resolve) and a different one in every other copy.

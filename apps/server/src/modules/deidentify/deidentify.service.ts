@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DeidentifyPreview, LeftOutInstance } from '@mi/contracts/deidentify';
 import {
   deidentifyInstance,
@@ -9,7 +9,7 @@ import {
 import {
   APPLIED_OPTIONS,
   createUidMap,
-  dateShiftDays,
+  deidentifyKeys,
   METHOD_CODES,
   PROFILE_EDITION,
 } from '../../dicom/deidentify/profile';
@@ -57,11 +57,10 @@ const OPTION_NAMES: Partial<Record<(typeof APPLIED_OPTIONS)[number], string>> = 
  */
 export function createDeidentifyService(deps: Deps) {
   const { access, studiesRepo, storage, audit } = deps;
-  const key = (label: string) =>
-    createHmac('sha256', deps.secret).update(`deidentify:${label}`).digest('hex');
+  const { key, dateShiftFor } = deidentifyKeys(deps.secret);
 
   const context = (ownerId: string, copyKey: string, includePdfReports: boolean): DeidentifyContext => ({
-    dateShiftDays: dateShiftDays(key('date-shift'), ownerId),
+    dateShiftDays: dateShiftFor(ownerId),
     uids: createUidMap(copyKey),
     includePdfReports,
   });
