@@ -188,6 +188,15 @@ export function createLinksService(deps: LinksDeps) {
     );
   }
 
+  /** The link as its owner is shown it: the `shlink:/`, our page's URL and its QR code (level M). */
+  async function present(link: LinkRow): Promise<CreatedLink> {
+    const shlink = shlinkFor(link);
+    const viewerUrl = viewerUrlOf(shlink);
+    const qrSvg = await QRCode.toString(viewerUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    const [summary] = await summaries([link]);
+    return { id: link.id, shlink, viewerUrl, qrSvg, link: summary! };
+  }
+
   async function ownedLink(auth: AuthenticatedSession, linkId: string): Promise<LinkRow> {
     const link = /^[0-9a-f-]{36}$/i.test(linkId) ? await repo.findOwned(auth.user.id, linkId) : undefined;
     if (!link) throw new AppError('NOT_FOUND', 'Link not found.');
@@ -351,21 +360,13 @@ export function createLinksService(deps: LinksDeps) {
       );
       const actor = { id: auth.user.id, role: auth.user.role };
       await audit('link.create', 'success', link, studyIds, meta, actor, { mode: link.mode });
-      const shlink = shlinkFor(link);
-      const viewerUrl = viewerUrlOf(shlink);
-      const qrSvg = await QRCode.toString(viewerUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-      const [summary] = await summaries([link]);
-      return { id: link.id, shlink, viewerUrl, qrSvg, link: summary! };
+      return present(link);
     },
 
     /** The link again, for its owner (showing its QR code later). */
     async share(auth: AuthenticatedSession, linkId: string): Promise<CreatedLink> {
       const link = await ownedLink(auth, linkId);
-      const shlink = shlinkFor(link);
-      const viewerUrl = viewerUrlOf(shlink);
-      const qrSvg = await QRCode.toString(viewerUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-      const [summary] = await summaries([link]);
-      return { id: link.id, shlink, viewerUrl, qrSvg, link: summary! };
+      return present(link);
     },
 
     async list(auth: AuthenticatedSession, studyId?: string): Promise<LinkSummary[]> {
