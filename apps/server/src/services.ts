@@ -69,7 +69,12 @@ import { createViewerService, type ViewerService } from './modules/viewer';
 import { createDicomStore } from './ports/dicom-store/index';
 import { createHealthService, type HealthService } from './modules/health';
 import { createJobsService, type JobsService } from './modules/jobs';
-import { createDeidentifyService, deidentifiedCopyJob, type DeidentifyService } from './modules/deidentify';
+import {
+  createDeidentifyService,
+  deidentifiedCopyJob,
+  deidentifiedSendJob,
+  type DeidentifyService,
+} from './modules/deidentify';
 import { createNotificationsRepository } from './modules/notifications';
 import { createProvidersRepository } from './modules/providers';
 import { createProvidersService, type ProvidersService } from './modules/providers';
@@ -433,6 +438,16 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       secret: config.sessionSecret,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
+      notify: (userId, event) => notifications.notify(userId, event),
+      // A de-identified share or link, once its copies exist: sharing and links are built below.
+      sendCopies: (userId, copyStudyIds, then) =>
+        then.kind === 'share'
+          ? sharing.shareCopy(
+              userId,
+              copyStudyIds[0]!,
+              (then as { recipient?: Record<string, unknown> }).recipient ?? {},
+            )
+          : links.createForCopies(userId, copyStudyIds, then),
     });
     // Every admin change, whichever module makes it, needs a recent sign-in.
     const requireRecentSignIn = createRecentSignInRule({ audit, now });
@@ -477,6 +492,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       secrets,
       auditBuffer: studiesAuditBuffer,
       changes: feed,
+      deidentified: deidentify,
       appUrl: config.publicUrl,
       now,
     });
@@ -619,6 +635,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       audit,
       notify: (userId, event) => notifications.notify(userId, event),
       bundle: (p, opts, meta) => fhir.studyBundle(p, opts, meta),
+      deidentified: deidentify,
       viewerGrant: (ownerId, studyId, link) => viewerGrants.issue(ownerId, studyId, null, link),
       // The links' keys and passcodes are sealed with their own key derived from SESSION_SECRET.
       seal: createSealer(createHmac('sha256', config.sessionSecret).update('study-link-secrets').digest()),
@@ -697,6 +714,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       emailJob,
       processStudy,
       deidentifiedCopyJob(deidentify),
+      deidentifiedSendJob(deidentify),
       sweepUploads,
       finishDeletes,
       transferStudy,

@@ -5,6 +5,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ReactElement } from 'react';
+import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CreateLinkDialog } from '../src/features/study-links/components/create-link-dialog';
 import { extendProblem } from '../src/features/study-links/components/extend-link-dialog';
@@ -47,7 +48,11 @@ function renderWithQuery(ui: ReactElement) {
   const client = new QueryClient({
     defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
   });
-  return render(<QueryClientProvider client={client}>{ui}</QueryClientProvider>);
+  return render(
+    <QueryClientProvider client={client}>
+      <MemoryRouter>{ui}</MemoryRouter>
+    </QueryClientProvider>,
+  );
 }
 
 const fetchMock = vi.fn<typeof fetch>();
@@ -147,6 +152,47 @@ describe('Share by link / QR', () => {
     expect(Date.parse(String(sentBody().expiresAt)) - Date.now()).toBeGreaterThan(6.9 * 24 * 3_600_000);
     // The reminder to send the passcode another way.
     expect(await screen.findByText(/Send the passcode separately/)).toBeTruthy();
+  });
+
+  it('links to de-identified copies: shows the preview first, then says the link follows when they are made', async () => {
+    const user = userEvent.setup();
+    const preview = {
+      edition: 'DICOM PS3.15 2024b',
+      profile: 'Basic Application Level Confidentiality Profile',
+      options: ['Clean Descriptors'],
+      instanceCount: 2,
+      sample: {
+        sopInstanceUid: '1.2.3',
+        changes: [
+          {
+            path: '(0010,0010)',
+            tag: '(0010,0010)',
+            name: "Patient's Name",
+            kind: 'emptied',
+            before: 'Doe^Jane',
+            after: '',
+          },
+        ],
+        nestedChanges: 0,
+        privateRemoved: 1,
+      },
+      leftOut: [],
+    };
+    fetchMock.mockImplementation(async (url) =>
+      String(url).includes('/deidentify/preview')
+        ? answer(200, preview)
+        : answer(202, { pending: true, jobId: 'j1', message: 'De-identified copies are being made.' }),
+    );
+    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    await user.click(screen.getByRole('checkbox', { name: 'Link to de-identified copies' }));
+    // Before it is used, what it changes: the name, now and after.
+    expect(await screen.findByText('Doe^Jane')).toBeTruthy();
+    expect(screen.getByText('Left out: 0 of 2 image(s)')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    expect(await screen.findByRole('heading', { name: 'Making de-identified copies' })).toBeTruthy();
+    expect(screen.getByText('De-identified copies are being made.')).toBeTruthy();
+    const create = fetchMock.mock.calls.find(([url]) => String(url) === '/api/studies/links')!;
+    expect(JSON.parse(String(create[1]?.body))).toMatchObject({ studyIds: [STUDY_ID], deidentified: true });
   });
 
   it('refuses a maximum of opens that is not a whole number from 1', async () => {

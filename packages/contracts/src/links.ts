@@ -55,6 +55,8 @@ export const createLinkSchema = z
       .trim()
       .max(LINK_LABEL_MAX, `The label can have at most ${LINK_LABEL_MAX} characters.`)
       .optional(),
+    /** The link carries de-identified copies of the studies (DICOM PS3.15), made first when missing. */
+    deidentified: z.boolean().default(false),
   })
   .strict();
 export type CreateLinkRequest = z.input<typeof createLinkSchema>;
@@ -102,6 +104,14 @@ export const createdLinkSchema = z.object({
   link: linkSummarySchema,
 });
 export type CreatedLink = z.infer<typeof createdLinkSchema>;
+
+/** A de-identified link whose copies are still being made: it appears on the Links page when ready. */
+export const pendingLinkSchema = z.object({
+  pending: z.literal(true),
+  jobId: z.string(),
+  message: z.string(),
+});
+export type PendingLink = z.infer<typeof pendingLinkSchema>;
 
 export const linkListSchema = z.object({ links: z.array(linkSummarySchema) });
 export type LinkList = z.infer<typeof linkListSchema>;

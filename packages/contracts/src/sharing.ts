@@ -157,9 +157,11 @@ export const SHARE_NOTHING_SELECTED_MESSAGE = 'Please select providers or enter 
 export const SHARING_OFF_MESSAGE =
   'Sharing is turned off. Turn on Share Medical Records in Settings (Privacy & Sharing) to share your studies.';
 
+/** Shares a de-identified copy of the study (DICOM PS3.15; made first when there is none yet). */
+const deidentified = z.boolean().optional();
 export const createShareBodySchema = z.union([
-  z.strictObject({ email: emailSchema, studyId: uuid, addProvider: z.boolean().optional() }),
-  z.strictObject({ providerId: uuid, studyId: uuid }),
+  z.strictObject({ email: emailSchema, studyId: uuid, addProvider: z.boolean().optional(), deidentified }),
+  z.strictObject({ providerId: uuid, studyId: uuid, deidentified }),
 ]);
 export type CreateShareBody = z.infer<typeof createShareBodySchema>;
 
@@ -186,7 +188,15 @@ export const shareSchema = z.object({
 });
 export type Share = z.infer<typeof shareSchema>;
 export const shareListSchema = z.object({ data: z.array(shareSchema) });
-export const createShareResponseSchema = z.object({ message: z.string(), data: shareSchema });
+/** The share made; or, for a de-identified share whose copy is still being made, only the message. */
+export const createShareResponseSchema = z.object({
+  message: z.string(),
+  data: shareSchema.optional(),
+  pending: z.boolean().optional(),
+  /** The job making the copy, while `pending`. */
+  jobId: z.string().optional(),
+});
+export type CreateShareResponse = z.infer<typeof createShareResponseSchema>;
 
 /** One row of the Shared Studies tab: the study plus who shared it and when. */
 export const sharedStudySchema = z.object({

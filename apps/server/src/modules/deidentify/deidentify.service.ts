@@ -24,14 +24,22 @@ import { QuotaExceededError, quotaGB } from '../accounts';
 import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
 import type { IndexedInstance, StudiesRepository } from '../studies';
-import { DEIDENTIFIED_COPY } from './deidentified-copy';
+import { type CopiesFollowUp, DEIDENTIFIED_COPY, DEIDENTIFIED_SEND } from './deidentified-copy';
+import { AppError } from '../../http/app-error';
+import type { NotificationEvent } from '../notifications';
 import { zipStream, type ZipEntry } from '../../dicom-archive/zip-writer';
 
 interface Deps {
   access: AccessService;
   studiesRepo: Pick<
     StudiesRepository,
-    'findStudy' | 'instancesForDownload' | 'ensureUpload' | 'recordIntents' | 'commitIngest' | 'failUpload'
+    | 'findStudy'
+    | 'instancesForDownload'
+    | 'ensureUpload'
+    | 'recordIntents'
+    | 'commitIngest'
+    | 'failUpload'
+    | 'deidentifiedCopiesOf'
   >;
   storage: ObjectStorage;
   queue: JobQueue;
@@ -39,7 +47,16 @@ interface Deps {
   /** The server's secret: date shifts and copies' UIDs are derived from it, so nobody can undo them. */
   secret: string;
   defaultMaxStorageGB: number;
+  /**
+   * Does what a de-identified share or link asked for once its copies exist (services.ts hands it to
+   * sharing or links). Throws AppError when that can no longer be done; the owner is told why.
+   */
+  sendCopies: (userId: string, copyStudyIds: string[], then: CopiesFollowUp) => Promise<void>;
+  notify: (userId: string, event: NotificationEvent) => Promise<void>;
 }
+
+/** A de-identified share or link: its copies exist (`ready`, in order) or a job is making them. */
+export type CopiesPrepared = { ready: string[] } | { queued: string };
 
 type SourceRow = Awaited<ReturnType<StudiesRepository['instancesForDownload']>>[number];
 type Deidentified = Extract<DeidentifyResult, { kind: 'deidentified' }>;
@@ -202,10 +219,15 @@ export function createDeidentifyService(deps: Deps) {
      * as a copy, so no copy is ever listed without its mark. A retry makes the same UIDs and storage
      * keys, so it completes the same copy.
      */
-    async makeCopy(p: { userId: string; studyId: string; copyId: string; includePdfReports: boolean }) {
+    async makeCopy(p: {
+      userId: string;
+      studyId: string;
+      copyId: string;
+      includePdfReports: boolean;
+    }): Promise<string | null> {
       const study = await studiesRepo.findStudy(p.studyId);
       // The study was deleted or given away since: there is nothing of theirs to copy.
-      if (!study || study.ownerId !== p.userId || study.deletingSince) return;
+      if (!study || study.ownerId !== p.userId || study.deletingSince) return null;
       const { row: upload } = await studiesRepo.ensureUpload({
         ownerId: p.userId,
         objectName: `${p.userId}/deidentified/${p.copyId}`,
@@ -213,7 +235,8 @@ export function createDeidentifyService(deps: Deps) {
         sizeBytes: 0,
         uploadedBy: p.userId,
       });
-      if (upload.status === 'completed' || upload.status === 'failed') return;
+      if (upload.status === 'completed') return upload.studyIds?.[0] ?? null;
+      if (upload.status === 'failed') return null;
       const ctx = context(p.userId, key(`copy:${p.copyId}`), p.includePdfReports);
       const rows = await studiesRepo.instancesForDownload(study.id);
       const items: IndexedInstance[] = [];
@@ -272,10 +295,10 @@ export function createDeidentifyService(deps: Deps) {
           title: 'De-identified copy not made',
           description: `No instance${description} could be de-identified safely: ${leftOut.length} left out (see the preview for why).`,
         });
-        return;
+        return null;
       }
       try {
-        await studiesRepo.commitIngest({
+        const { studyIds } = await studiesRepo.commitIngest({
           uploadId: upload.id,
           ownerId: p.userId,
           defaultMaxBytes: deps.defaultMaxStorageGB * 1024 ** 3,
@@ -289,6 +312,7 @@ export function createDeidentifyService(deps: Deps) {
             description: `Your de-identified copy${description} is in My Studies: ${items.length} instance(s)${leftOut.length > 0 ? `, ${leftOut.length} left out` : ''}.`,
           }),
         });
+        return studyIds[0] ?? null;
       } catch (err) {
         if (!(err instanceof QuotaExceededError)) throw err;
         await studiesRepo.failUpload(upload.id, 'Storage limit exceeded', summary, {
@@ -296,6 +320,57 @@ export function createDeidentifyService(deps: Deps) {
           type: 'system',
           title: 'De-identified copy not made',
           description: `The copy would exceed your storage limit of ${quotaGB(err.maxBytes)} GB.`,
+        });
+        return null;
+      }
+    },
+
+    /**
+     * For sharing or linking studies de-identified: the owner's copies of them, reused when made
+     * before, otherwise made by a job that then does `then` with them (deidentified-send).
+     */
+    async prepare(ownerId: string, studyIds: string[], then: CopiesFollowUp): Promise<CopiesPrepared> {
+      const made = await studiesRepo.deidentifiedCopiesOf(ownerId, studyIds);
+      if (studyIds.every((id) => made.has(id))) return { ready: studyIds.map((id) => made.get(id)!) };
+      const jobId = randomUUID();
+      const copies = studyIds.map((studyId) => ({
+        studyId,
+        copyId: randomUUID(),
+        existingStudyId: made.get(studyId) ?? null,
+      }));
+      await deps.queue.send(DEIDENTIFIED_SEND, { userId: ownerId, copies, then }, { id: jobId });
+      return { queued: jobId };
+    },
+
+    /** The job: each missing copy made (as `makeCopy`, so a retry completes the same ones), then `then`. */
+    async send(p: {
+      userId: string;
+      copies: Array<{ studyId: string; copyId: string; existingStudyId: string | null }>;
+      then: CopiesFollowUp;
+    }) {
+      const copyIds: string[] = [];
+      for (const c of p.copies) {
+        const id =
+          c.existingStudyId ??
+          (await service.makeCopy({
+            userId: p.userId,
+            studyId: c.studyId,
+            copyId: c.copyId,
+            includePdfReports: false,
+          }));
+        // makeCopy told the owner why a copy was not made; nothing is sent without all of them.
+        if (!id) return;
+        copyIds.push(id);
+      }
+      try {
+        await deps.sendCopies(p.userId, copyIds, p.then);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        await deps.notify(p.userId, {
+          type: 'system',
+          title: p.then.kind === 'link' ? 'De-identified link not made' : 'De-identified copy not shared',
+          description: `Your de-identified copy is in My Studies, but ${p.then.kind === 'link' ? 'the link could not be made' : 'it could not be shared'}: ${err.message}`,
+          path: '/studies',
         });
       }
     },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorBodySchema } from '@mi/contracts/errors';
 import {
   createdLinkSchema,
+  pendingLinkSchema,
   createLinkSchema,
   linkDownloadResponseSchema,
   linkListSchema,
@@ -36,12 +37,13 @@ export function linksRoutes(links: LinksService): FastifyPluginAsyncZod {
           tags: ['links'],
           summary: 'Make a SMART Health Link for one or more of your studies',
           body: createLinkSchema,
-          response: { 201: createdLinkSchema, ...errors },
+          response: { 201: createdLinkSchema, 202: pendingLinkSchema, ...errors },
         },
       },
       async (req, reply) => {
         const created = await links.create(requireUser(req), req.body, requestMeta(req));
-        return reply.status(201).send(created);
+        // 202: a de-identified link waits for its copies (docs/links.md).
+        return reply.status('pending' in created ? 202 : 201).send(created);
       },
     );
     app.get(

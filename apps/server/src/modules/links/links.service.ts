@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import {
   CHECKIN_MAX_MINUTES,
   type CreatedLink,
+  type PendingLink,
   type createLinkSchema,
   LINK_MAX_DAYS,
   LINK_RECIPIENT_MAX,
@@ -12,13 +13,14 @@ import {
   type UpdateLinkRequest,
 } from '@mi/contracts/links';
 import { SHARING_OFF_MESSAGE } from '@mi/contracts/sharing';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError } from '../../http/app-error';
 import type { RequestMeta } from '../../http/request-meta';
 import type { AccessService, Principal } from '../access';
 import type { UsersRepository } from '../accounts';
 import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession } from '../auth';
+import type { DeidentifyService } from '../deidentify';
 import type { NotificationEvent } from '../notifications';
 import type { LinkRow, LinksRepository, LinkStudy } from './links.repository';
 import {
@@ -32,6 +34,17 @@ import {
 } from './links-crypto';
 
 type CreateLink = z.output<typeof createLinkSchema>;
+
+/** A link's policy as the owner chose it, the passcode already sealed (a job may carry it). */
+const linkPolicySchema = z.object({
+  mode: z.enum(['share', 'checkin']),
+  label: z.string().nullable(),
+  sealedPasscode: z.string().nullable(),
+  allowDownload: z.boolean(),
+  maxOpens: z.number().int().nullable(),
+  expiresAt: z.string(),
+});
+type LinkPolicy = z.infer<typeof linkPolicySchema>;
 
 /** The FHIR Bundle a link carries (modules/fhir builds it; see docs/links.md). */
 export type BundleBuilder = (
@@ -47,6 +60,8 @@ export interface LinksDeps {
   audit: AuditRecorder;
   notify: (userId: string, event: NotificationEvent) => Promise<void>;
   bundle: BundleBuilder;
+  /** De-identified copies a link may carry instead of the studies (modules/deidentify). */
+  deidentified: Pick<DeidentifyService, 'prepare'>;
   /** Issues the viewer-origin credential that opens one study for a link's recipient (modules/viewer). */
   viewerGrant: (
     ownerId: string,
@@ -136,7 +151,8 @@ export function createLinksService(deps: LinksDeps) {
   async function audit(
     action: string,
     outcome: 'success' | 'denied',
-    link: Pick<LinkRow, 'id' | 'label'>,
+    /** Null while a de-identified link waits for its copies. */
+    link: Pick<LinkRow, 'id' | 'label'> | null,
     studyIds: string[],
     meta: RequestMeta,
     actor: { id: string; role: string | null } | null,
@@ -149,11 +165,15 @@ export function createLinksService(deps: LinksDeps) {
         actorRole: actor ? actor.role : 'link',
         action,
         targetType: studyId ? 'study' : 'link',
-        targetId: studyId ?? link.id,
+        targetId: studyId ?? link?.id ?? null,
         outcome,
         requestId: meta.requestId,
         ip: meta.ip,
-        details: { linkId: link.id, ...(link.label ? { label: link.label } : {}), ...details },
+        details: {
+          ...(link ? { linkId: link.id } : {}),
+          ...(link?.label ? { label: link.label } : {}),
+          ...details,
+        },
       });
   }
 
@@ -301,6 +321,45 @@ export function createLinksService(deps: LinksDeps) {
     throw new WrongPasscode(spent.left);
   }
 
+  /** Every study must be the owner's own (the one access rule; 404 for any other). */
+  async function requireOwnStudies(
+    user: { id: string; role: Principal['role'] },
+    studyIds: string[],
+    meta: RequestMeta,
+  ) {
+    const principal: Principal = { userId: user.id, role: user.role, via: 'session', studyId: null };
+    for (const id of studyIds)
+      await deps.access.requireOwner(principal, id, meta, { auditAction: 'link.create' });
+  }
+
+  async function insertLink(
+    owner: { id: string; role: Principal['role'] },
+    studyIds: string[],
+    policy: LinkPolicy,
+    meta: RequestMeta,
+  ): Promise<LinkRow> {
+    const manifestId = random256();
+    if (manifestUrl(manifestId).length > MANIFEST_URL_MAX)
+      throw new AppError('INTERNAL', 'PUBLIC_URL is too long for SMART Health Links (see docs/links.md).');
+    const link = await repo.insert(
+      {
+        ownerId: owner.id,
+        manifestId,
+        sealedKey: deps.seal.encrypt(random256()),
+        mode: policy.mode,
+        label: policy.label,
+        sealedPasscode: policy.sealedPasscode,
+        passcodeAttemptsLeft: PASSCODE_ATTEMPTS,
+        allowDownload: policy.allowDownload,
+        maxOpens: policy.maxOpens,
+        expiresAt: new Date(policy.expiresAt),
+      },
+      studyIds,
+    );
+    await audit('link.create', 'success', link, studyIds, meta, owner, { mode: link.mode });
+    return link;
+  }
+
   return {
     /** The bearer credential kind for DICOMweb and /fhir/R4 (modules/dicomweb `sessionPrincipal`). */
     credentials: {
@@ -318,49 +377,69 @@ export function createLinksService(deps: LinksDeps) {
       return found ? principalOf(found.link, found.credential) : null;
     },
 
-    async create(auth: AuthenticatedSession, body: CreateLink, meta: RequestMeta): Promise<CreatedLink> {
+    /**
+     * A link for some of the owner's studies; with `deidentified`, for their de-identified copies
+     * instead (modules/deidentify), made first when missing: the link then follows by
+     * `createForCopies` and the owner is told it is ready.
+     */
+    async create(
+      auth: AuthenticatedSession,
+      body: CreateLink,
+      meta: RequestMeta,
+    ): Promise<CreatedLink | PendingLink> {
       if (body.mode === 'checkin' && body.passcode)
         throw new AppError(
           'VALIDATION_ERROR',
           'A check-in link opens without a passcode; choose a share link for one.',
         );
-      const expiresAt = new Date(body.expiresAt);
-      checkExpiry(body.mode, expiresAt, !!body.passcode);
+      checkExpiry(body.mode, new Date(body.expiresAt), !!body.passcode);
       const studyIds = [...new Set(body.studyIds)];
-      const principal: Principal = {
-        userId: auth.user.id,
-        role: auth.user.role,
-        via: 'session',
-        studyId: null,
-      };
-      for (const id of studyIds)
-        await deps.access.requireOwner(principal, id, meta, { auditAction: 'link.create' });
-      // A link opens nothing while sharing is off (Settings, 'Share Medical Records'): say so now.
       const owner = await deps.users.findById(auth.user.id);
+      await requireOwnStudies(auth.user, studyIds, meta);
+      // A link opens nothing while sharing is off (Settings, 'Share Medical Records'): say so now.
       if (!owner?.shareMedicalData) throw new AppError('FORBIDDEN', SHARING_OFF_MESSAGE);
-      const manifestId = random256();
-      if (manifestUrl(manifestId).length > MANIFEST_URL_MAX)
-        throw new AppError('INTERNAL', 'PUBLIC_URL is too long for SMART Health Links (see docs/links.md).');
-      const link = await repo.insert(
-        {
-          ownerId: auth.user.id,
-          manifestId,
-          sealedKey: deps.seal.encrypt(random256()),
-          mode: body.mode,
-          label: body.label?.trim() || null,
-          // Sealed, not hashed: a passcode of a few characters falls to an offline guess of any hash,
-          // so the key (from SESSION_SECRET) protects it at rest and the lifetime budget online.
-          sealedPasscode: body.passcode ? deps.seal.encrypt(body.passcode) : null,
-          passcodeAttemptsLeft: PASSCODE_ATTEMPTS,
-          allowDownload: body.allowDownload,
-          maxOpens: body.maxOpens ?? null,
-          expiresAt,
-        },
-        studyIds,
-      );
-      const actor = { id: auth.user.id, role: auth.user.role };
-      await audit('link.create', 'success', link, studyIds, meta, actor, { mode: link.mode });
-      return present(link);
+      // Sealed, not hashed: a passcode of a few characters falls to an offline guess of any hash,
+      // so the key (from SESSION_SECRET) protects it at rest and the lifetime budget online.
+      const sealedPasscode = body.passcode ? deps.seal.encrypt(body.passcode) : null;
+      const policy: LinkPolicy = {
+        mode: body.mode,
+        label: body.label?.trim() || null,
+        sealedPasscode,
+        allowDownload: body.allowDownload,
+        maxOpens: body.maxOpens ?? null,
+        expiresAt: body.expiresAt,
+      };
+      if (!body.deidentified) return present(await insertLink(owner, studyIds, policy, meta));
+      const prepared = await deps.deidentified.prepare(owner.id, studyIds, { kind: 'link', policy });
+      if ('ready' in prepared) return present(await insertLink(owner, prepared.ready, policy, meta));
+      await audit('link.create.deidentified', 'success', null, studyIds, meta, auth.user, {
+        jobId: prepared.queued,
+      });
+      return {
+        pending: true,
+        jobId: prepared.queued,
+        message:
+          'De-identified copies are being made. The link will be on your Links page when they are ready; we will tell you.',
+      };
+    },
+
+    /** The link a de-identified link asked for, once its copies exist (the deidentified-send job). */
+    async createForCopies(ownerId: string, copyStudyIds: string[], then: Record<string, unknown>) {
+      const owner = await deps.users.findById(ownerId);
+      if (!owner || owner.accountStatus !== 'active')
+        throw new AppError('FORBIDDEN', 'The account is not active.');
+      if (!owner.shareMedicalData) throw new AppError('FORBIDDEN', SHARING_OFF_MESSAGE);
+      const policy = linkPolicySchema.parse(then.policy);
+      checkExpiry(policy.mode, new Date(policy.expiresAt), policy.sealedPasscode !== null);
+      const meta = { requestId: `deidentified-link:${copyStudyIds[0]}`, ip: '' };
+      await requireOwnStudies(owner, copyStudyIds, meta);
+      const link = await insertLink(owner, copyStudyIds, policy, meta);
+      await deps.notify(ownerId, {
+        type: 'message',
+        title: 'Your de-identified link is ready',
+        description: `Your link${link.label ? ` “${link.label}”` : ''} to de-identified copies is ready: show its QR code or copy it from the Links page.`,
+        path: '/links',
+      });
     },
 
     /** The link again, for its owner (showing its QR code later). */

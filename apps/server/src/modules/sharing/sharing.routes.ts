@@ -35,11 +35,14 @@ export function sharingRoutes(sharing: SharingService): FastifyPluginAsyncZod {
           tags: ['sharing'],
           summary: 'Share one of your studies with an email address or one of your providers',
           body: createShareBodySchema,
-          response: { 201: createShareResponseSchema, ...errors },
+          response: { 201: createShareResponseSchema, 202: createShareResponseSchema, ...errors },
         },
       },
-      async (req, reply) =>
-        reply.status(201).send(await sharing.share(requireUser(req), req.body, requestMeta(req))),
+      async (req, reply) => {
+        const result = await sharing.share(requireUser(req), req.body, requestMeta(req));
+        // 202: a de-identified share waits for its copy (docs/deidentification.md).
+        return reply.status(result.pending ? 202 : 201).send(result);
+      },
     );
 
     app.delete(

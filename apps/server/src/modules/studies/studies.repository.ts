@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, orderFulfilments, orders, studies, studyListVersions } from '../../db/schema/index';
 import { adjustStorageUse } from '../accounts';
@@ -47,6 +47,31 @@ export function createStudyRowsRepository(db: Db) {
           ),
         )
         .orderBy(desc(studies.createdAt), desc(studies.id));
+    },
+    /**
+     * The owner's newest finished de-identified copy of each source study (made without PDF reports),
+     * so sharing one de-identified again reuses it instead of filling My Studies with copies.
+     */
+    async deidentifiedCopiesOf(ownerId: string, sourceStudyIds: string[]): Promise<Map<string, string>> {
+      if (sourceStudyIds.length === 0) return new Map();
+      const source = sql<string>`${studies.deidentification}->>'sourceStudyId'`;
+      const rows = await db
+        .select({ id: studies.id, source })
+        .from(studies)
+        .where(
+          and(
+            eq(studies.ownerId, ownerId),
+            eq(studies.deidentified, true),
+            eq(studies.processStatus, 'completed'),
+            isNull(studies.deletingSince),
+            inArray(source, sourceStudyIds),
+            sql`coalesce((${studies.deidentification}->>'includePdfReports')::boolean, false) = false`,
+          ),
+        )
+        .orderBy(desc(studies.createdAt), desc(studies.id));
+      const copies = new Map<string, string>();
+      for (const r of rows) if (!copies.has(r.source)) copies.set(r.source, r.id);
+      return copies;
     },
     /** Starts a delete: from now on the study is hidden from every reader. False when it is not the owner's. */
     async markDeleting(studyId: string, ownerId: string, now: Date): Promise<boolean> {

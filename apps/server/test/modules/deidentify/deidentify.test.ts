@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDataSet } from '../../../src/dicom/data-set';
-import { studies, users } from '../../../src/db/schema/index';
+import { notifications, studies, studyShares, users } from '../../../src/db/schema/index';
 import type { JobDefinition } from '../../../src/jobs/queue';
 import {
   buildZip,
@@ -201,5 +201,133 @@ describe('download de-identified', () => {
       headers: bob.auth,
     });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('share and link de-identified', () => {
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Record<string, unknown>) =>
+    ctx.app.inject({ method, url, headers: ada.auth, ...(payload ? { payload } : {}) });
+  const copiesOf = async (source: string) =>
+    (await ctx.services.database.db.select().from(studies).where(eq(studies.deidentified, true))).filter(
+      (s) => (s.deidentification as { sourceStudyId?: string }).sourceStudyId === source,
+    );
+  let second: string;
+
+  beforeAll(async () => {
+    expect((await call('PUT', `/api/users/${ada.id}`, { shareMedicalData: true })).statusCode).toBe(200);
+    const secondUid = uid();
+    const series = uid();
+    const files = [1, 2].map((n) =>
+      makeDicom({
+        studyUid: secondUid,
+        seriesUid: series,
+        sopUid: uid(),
+        instanceNumber: n,
+        patientName: 'Lovelace^Ada',
+      }),
+    );
+    const zip = buildZip(files.map((data, i) => ({ name: `s${i}.dcm`, data, method: 'store' as const })));
+    second = (await uploadAndProcess(ctx, base, ada, zip)).upload.studyIds![0]!;
+  });
+
+  it('shares a copy made first, never the original; a second share reuses that copy at once', async () => {
+    const res = await call('POST', '/api/users/shares', {
+      email: 'researcher@example.com',
+      studyId: second,
+      deidentified: true,
+    });
+    expect(res.statusCode).toBe(202);
+    const body = res.json() as { pending: boolean; jobId: string; message: string };
+    expect(body).toMatchObject({ pending: true, message: expect.stringMatching(/de-identified copy/) });
+    await jobSettled(ctx, body.jobId);
+    const [copy] = await copiesOf(second);
+    expect(copy).toBeDefined();
+    const shares = await ctx.services.database.db
+      .select()
+      .from(studyShares)
+      .where(eq(studyShares.emailNormalized, 'researcher@example.com'));
+    expect(shares.map((s) => s.studyId)).toEqual([copy!.id]);
+
+    const again = await call('POST', '/api/users/shares', {
+      email: 'second-opinion@example.com',
+      studyId: second,
+      deidentified: true,
+    });
+    expect(again.statusCode).toBe(201);
+    expect(again.json().message).toMatch(/de-identified copy of your study/);
+    expect(again.json().data.study._id).toBe(copy!.id);
+    expect(await copiesOf(second)).toHaveLength(1);
+  });
+
+  it('refuses a stranger with 404 and sharing with oneself before any copy is made', async () => {
+    const stranger = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/users/shares',
+      headers: bob.auth,
+      payload: { email: 'x@example.com', studyId: second, deidentified: true },
+    });
+    expect(stranger.statusCode).toBe(404);
+    const self = await call('POST', '/api/users/shares', {
+      email: 'ada-deid@example.com',
+      studyId: studyId,
+      deidentified: true,
+    });
+    expect(self.statusCode).toBe(400);
+  });
+
+  it('makes a link to the copies once they exist, and tells the owner', async () => {
+    const third = (
+      await uploadAndProcess(
+        ctx,
+        base,
+        ada,
+        buildZip([
+          {
+            name: 'a.dcm',
+            data: makeDicom({
+              studyUid: uid(),
+              seriesUid: uid(),
+              sopUid: uid(),
+              patientName: 'Lovelace^Ada',
+            }),
+            method: 'store' as const,
+          },
+        ]),
+      )
+    ).upload.studyIds![0]!;
+    const expiresAt = new Date(Date.now() + 60 * 60_000).toISOString();
+    const res = await call('POST', '/api/studies/links', {
+      studyIds: [second, third],
+      expiresAt,
+      label: 'For the trial',
+      deidentified: true,
+    });
+    expect(res.statusCode).toBe(202);
+    const { jobId } = res.json() as { jobId: string };
+    await jobSettled(ctx, jobId);
+    const copies = [(await copiesOf(second))[0]!.id, (await copiesOf(third))[0]!.id];
+    expect(await copiesOf(second)).toHaveLength(1);
+    const links = (await call('GET', '/api/studies/links')).json().links as Array<{
+      label: string;
+      studies: Array<{ id: string }>;
+    }>;
+    const link = links.find((l) => l.label === 'For the trial');
+    expect(link?.studies.map((s) => s.id).sort()).toEqual([...copies].sort());
+    const notes = await ctx.services.database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.userId, ada.id));
+    expect(notes.some((n) => n.title === 'Your de-identified link is ready')).toBe(true);
+
+    // Both copies exist now: the next de-identified link is made at once, on the same copies.
+    const now = await call('POST', '/api/studies/links', {
+      studyIds: [third, second],
+      expiresAt,
+      deidentified: true,
+    });
+    expect(now.statusCode).toBe(201);
+    expect((now.json().link.studies as Array<{ id: string }>).map((s) => s.id).sort()).toEqual(
+      [...copies].sort(),
+    );
   });
 });

@@ -1,18 +1,6 @@
-import type { DeidentifyPreview } from '@mi/contracts/deidentify';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-
-/** GET /api/studies/{id}/deidentify/preview: one instance before and after, and what stays out. */
-export function useDeidentifyPreview(studyId: string | null) {
-  return useQuery({
-    queryKey: ['deidentify-preview', studyId],
-    queryFn: () =>
-      api.get<DeidentifyPreview>(`/api/studies/${encodeURIComponent(studyId ?? '')}/deidentify/preview`),
-    enabled: studyId !== null,
-    staleTime: 0,
-  });
-}
 
 /** POST /api/studies/{id}/deidentified-copy: the copy is made by a job and appears in My Studies. */
 export function useMakeDeidentifiedCopy() {

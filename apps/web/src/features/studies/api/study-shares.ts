@@ -1,4 +1,4 @@
-import type { CreateShareBody, Provider, Share } from '@mi/contracts/sharing';
+import type { CreateShareBody, CreateShareResponse, Provider, Share } from '@mi/contracts/sharing';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
@@ -35,9 +35,12 @@ export function useUserProviders(enabled: boolean) {
   });
 }
 
-/** POST /api/users/shares: one recipient (an email, added to the user's providers, or a provider). */
-export function createShare(body: CreateShareBody): Promise<{ message: string; data: Share }> {
-  return api.post<{ message: string; data: Share }>('/api/users/shares', body);
+/**
+ * POST /api/users/shares: one recipient (an email, added to the user's providers, or a provider). A
+ * de-identified share whose copy is still being made answers `pending` (202) without the share.
+ */
+export function createShare(body: CreateShareBody): Promise<CreateShareResponse> {
+  return api.post<CreateShareResponse>('/api/users/shares', body);
 }
 
 /**
@@ -49,7 +52,7 @@ export function useShareStudy(userId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (bodies: CreateShareBody[]) => {
-      const results: PromiseSettledResult<{ message: string; data: Share }>[] = [];
+      const results: PromiseSettledResult<CreateShareResponse>[] = [];
       for (const body of bodies) {
         results.push(
           await createShare(body).then(

@@ -3,6 +3,7 @@ import type { StudyListItem } from '@mi/contracts/studies';
 import { Loader2, Mail, ShieldCheck, UserRound, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
+import { DeidentifiedOption } from '@/components/deidentify-preview';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import {
@@ -155,6 +156,7 @@ export function ShareStudyDialog({
   const [error, setError] = useState<string | null>(null);
   const [listOpen, setListOpen] = useState(false);
   const [active, setActive] = useState(-1);
+  const [deidentified, setDeidentified] = useState(false);
 
   // Each opening starts empty.
   useEffect(() => {
@@ -164,6 +166,7 @@ export function ShareStudyDialog({
     setError(null);
     setListOpen(false);
     setActive(-1);
+    setDeidentified(false);
   }, [open, study?.id]);
 
   // A failed read of the current shares is left out silently (the list then shows nobody).
@@ -267,13 +270,22 @@ export function ShareStudyDialog({
     }
     setError(null);
     shareStudy.mutate(
-      recipients.map((r) => shareBody(study.id, r)),
+      recipients.map((r) => ({ ...shareBody(study.id, r), ...(deidentified ? { deidentified: true } : {}) })),
       {
         onSuccess: (results) => {
           const done = recipients.filter((_, i) => results[i]?.status === 'fulfilled');
           const failed = recipients.filter((_, i) => results[i]?.status === 'rejected');
-          if (done.length)
-            toast({ title: 'Study Shared', description: sharedDescription(done.map(recipientEmail)) });
+          const waiting = results.find((r) => r.status === 'fulfilled' && r.value.pending);
+          if (waiting?.status === 'fulfilled')
+            // The copy is being made: the share follows, and the owner is told if it cannot.
+            toast({ title: 'Making a de-identified copy', description: waiting.value.message });
+          else if (done.length)
+            toast({
+              title: 'Study Shared',
+              description: deidentified
+                ? `A de-identified copy was shared with ${done.map(recipientEmail).join(', ')}.`
+                : sharedDescription(done.map(recipientEmail)),
+            });
           if (!failed.length) {
             onClose();
             return;
@@ -431,6 +443,16 @@ export function ShareStudyDialog({
               </p>
             )}
           </div>
+
+          {sharingAllowed && study && (
+            <DeidentifiedOption
+              studyId={study.id}
+              label="Share a de-identified copy"
+              checked={deidentified}
+              disabled={busy}
+              onCheckedChange={setDeidentified}
+            />
+          )}
 
           <section aria-labelledby={`${id}-current`} className="grid gap-2">
             <h3 id={`${id}-current`} className="text-sm font-medium">

@@ -1,8 +1,16 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CHECKIN_MAX_MINUTES, LINK_LABEL_MAX, type CreatedLink, type LinkMode } from '@mi/contracts/links';
+import {
+  CHECKIN_MAX_MINUTES,
+  LINK_LABEL_MAX,
+  type CreatedLink,
+  type LinkMode,
+  type PendingLink,
+} from '@mi/contracts/links';
 import type { StudyListItem } from '@mi/contracts/studies';
 import { useEffect, useId, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
+import { Link } from 'react-router';
+import { DeidentifiedOption } from '@/components/deidentify-preview';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
@@ -19,6 +27,7 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { PasswordInput } from '@/components/ui/password-input';
+import { paths } from '@/config/paths';
 import { errorMessage } from '@/lib/api-client';
 import { cn } from '@/lib/utils';
 import { useCreateLink } from '../api/create-link';
@@ -42,6 +51,24 @@ const MODE_HINTS: Record<LinkMode, string> = {
   checkin: `For the front desk: show the QR code when you arrive. Lives 15 minutes (at most ${CHECKIN_MAX_MINUTES}).`,
 };
 
+/** A de-identified link waits for its copies; the owner is told when it is on the Links page. */
+function LinkPending({ message, onDone }: { message: string; onDone: () => void }) {
+  return (
+    <>
+      <DialogHeader>
+        <DialogTitle>Making de-identified copies</DialogTitle>
+        <DialogDescription>{message}</DialogDescription>
+      </DialogHeader>
+      <DialogFooter>
+        <Button asChild variant="outline">
+          <Link to={paths.links}>Go to Links</Link>
+        </Button>
+        <Button onClick={onDone}>Done</Button>
+      </DialogFooter>
+    </>
+  );
+}
+
 function studiesSummary(studies: StudyListItem[]): string {
   if (studies.length === 1) return studies[0]!.metadata.studyDescription || 'this study';
   return `${studies.length} studies`;
@@ -59,7 +86,9 @@ export function CreateLinkDialog({
   studies: StudyListItem[] | null;
   onClose: () => void;
 }) {
-  const [created, setCreated] = useState<{ link: CreatedLink; passcode: boolean } | null>(null);
+  const [created, setCreated] = useState<
+    { link: CreatedLink; passcode: boolean } | { pending: PendingLink } | null
+  >(null);
   const open = studies !== null;
   useEffect(() => {
     if (open) setCreated(null);
@@ -68,14 +97,18 @@ export function CreateLinkDialog({
   return (
     <Dialog open={open} onOpenChange={(next) => !next && onClose()}>
       <DialogContent className="sm:max-w-xl">
-        {created ? (
+        {created && 'pending' in created ? (
+          <LinkPending message={created.pending.message} onDone={onClose} />
+        ) : created ? (
           <LinkCreated created={created.link} passcodeSet={created.passcode} onDone={onClose} />
         ) : (
           studies && (
             <CreateLinkForm
               studies={studies}
               onCancel={onClose}
-              onCreated={(link, passcode) => setCreated({ link, passcode })}
+              onCreated={(link, passcode) =>
+                setCreated('pending' in link ? { pending: link } : { link, passcode })
+              }
             />
           )
         )}
@@ -91,7 +124,7 @@ export function CreateLinkForm({
 }: {
   studies: StudyListItem[];
   onCancel: () => void;
-  onCreated: (link: CreatedLink, passcodeSet: boolean) => void;
+  onCreated: (link: CreatedLink | PendingLink, passcodeSet: boolean) => void;
 }) {
   const id = useId();
   const create = useCreateLink();
@@ -107,9 +140,9 @@ export function CreateLinkForm({
     reValidateMode: 'onChange',
     defaultValues: defaultLinkForm(),
   });
-  const [mode, expiry, customExpiry, passcode, label] = useWatch({
+  const [mode, expiry, customExpiry, passcode, label, deidentified] = useWatch({
     control,
-    name: ['mode', 'expiry', 'customExpiry', 'passcode', 'label'],
+    name: ['mode', 'expiry', 'customExpiry', 'passcode', 'label', 'deidentified'],
   });
 
   const chooseMode = (next: LinkMode) => {
@@ -292,6 +325,15 @@ export function CreateLinkForm({
             </p>
           </div>
         </div>
+
+        <DeidentifiedOption
+          studyId={studies[0]!.id}
+          several={studies.length > 1}
+          label="Link to de-identified copies"
+          checked={deidentified}
+          disabled={create.isPending}
+          onCheckedChange={(next) => setValue('deidentified', next)}
+        />
 
         {create.isError && (
           <Alert variant="destructive">

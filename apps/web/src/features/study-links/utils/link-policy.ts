@@ -86,6 +86,7 @@ export const linkFormSchema = z
     customExpiry: z.string(),
     passcode: z.string(),
     allowDownload: z.boolean(),
+    deidentified: z.boolean(),
     maxOpens: z.string(),
     label: z.string(),
   })
@@ -138,6 +139,7 @@ export function defaultLinkForm(mode: LinkMode = 'share'): LinkFormValues {
     customExpiry: '',
     passcode: '',
     allowDownload: false,
+    deidentified: false,
     maxOpens: '',
     label: '',
   };
@@ -156,6 +158,7 @@ export function toCreateRequest(v: LinkFormValues, studyIds: string[], now: Date
     // A check-in link is opened at the desk without a passcode (flag U links have none).
     ...(v.mode === 'share' && v.passcode ? { passcode: v.passcode } : {}),
     allowDownload: v.allowDownload,
+    ...(v.deidentified ? { deidentified: true } : {}),
     ...(opens ? { maxOpens: Number(opens) } : {}),
     ...(label ? { label } : {}),
   };
