@@ -82,3 +82,83 @@ test('a de-identified copy is made after its preview and opens in the viewer; Ex
   expect([...entries.keys()].some((name) => /(^|\/)DICOMDIR$/.test(name))).toBe(true);
   expect([...entries.keys()].some((name) => /index\.html$/.test(name))).toBe(true);
 });
+
+test('Share de-identified: the preview shows first, the copy is made and shared, and a link carries the copy', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await registerPatient(page, uniqueEmail('deid-share'), 'Sam', 'Sharer');
+  const description = 'Share phantom';
+  const dir = tempDir('deid-share');
+  const series = generateSeries({ count: 2, size: 128, patientName: 'Sharer^Sam', description });
+  const files = series.files.map((f, i) => {
+    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
+    writeFileSync(file, f.bytes);
+    return file;
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', files);
+  await uploadAndReturnToStudies(page);
+  const row = studyRow(page, 'Sharer, Sam');
+  await expect(row).toBeVisible({ timeout: 90_000 });
+  const me = (await (await page.request.get('/api/auth/me')).json()) as { id: string };
+  expect((await page.request.put(`/api/users/${me.id}`, { data: { shareMedicalData: true } })).ok()).toBe(
+    true,
+  );
+  await page.reload();
+
+  // Share Study → 'Share a de-identified copy': what it changes shows before anything is sent.
+  await row.getByRole('button', { name: 'Share study' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Share Study' });
+  await dialog.getByRole('combobox', { name: 'Email' }).fill('researcher@example.com');
+  await dialog.getByRole('combobox', { name: 'Email' }).press('Enter');
+  await dialog.getByRole('checkbox', { name: 'Share a de-identified copy' }).click();
+  await expect(dialog.getByText('Sharer^Sam').first()).toBeVisible({ timeout: 30_000 });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath('share-deidentified-390.png') });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await dialog.getByRole('button', { name: 'Share Study' }).click();
+  await expect(page.getByText('Making a de-identified copy').first()).toBeVisible();
+
+  // The copy joins My Studies, and it (not the original) is what the researcher was given.
+  const copy = page
+    .getByRole('row')
+    .filter({ hasText: 'De-identified' })
+    .filter({ hasNotText: 'Sharer, Sam' })
+    .first();
+  await expect(async () => {
+    await page.reload();
+    await expect(copy).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 90_000 });
+  await expect(async () => {
+    await copy.getByRole('button', { name: 'Share study' }).click();
+    const current = page.getByRole('dialog', { name: 'Share Study' }).getByRole('list', {
+      name: 'Currently Shared With',
+    });
+    await expect(current).toContainText('researcher@example.com', { timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  await page.keyboard.press('Escape');
+  await row.getByRole('button', { name: 'Share study' }).click();
+  await expect(page.getByRole('dialog', { name: 'Share Study' })).toContainText(
+    'Not shared with anyone yet.',
+  );
+  await page.keyboard.press('Escape');
+
+  // A study link to de-identified copies: the copy exists now, so the link is made at once, on it.
+  await row.getByRole('button', { name: 'More actions' }).click();
+  await page.getByRole('menuitem', { name: 'Share by link / QR' }).click();
+  const linkDialog = page.getByRole('dialog', { name: 'Share by link / QR' });
+  await linkDialog.getByRole('checkbox', { name: 'Link to de-identified copies' }).click();
+  await expect(linkDialog.getByText('Sharer^Sam').first()).toBeVisible({ timeout: 30_000 });
+  await linkDialog.getByRole('button', { name: 'Create link' }).click();
+  await expect(page.getByRole('dialog', { name: 'Your link is ready' })).toBeVisible();
+  const links = (await (await page.request.get('/api/studies/links')).json()).links as Array<{
+    studies: Array<{ id: string }>;
+  }>;
+  const studies = (await (await page.request.get(`/api/studies/user/${me.id}`)).json()).data as Array<{
+    id: string;
+    deidentified?: boolean;
+  }>;
+  const copyId = studies.find((s) => s.deidentified)!.id;
+  expect(links[0]!.studies.map((s) => s.id)).toEqual([copyId]);
+});
