@@ -160,18 +160,22 @@ describe('decoding budgets: an image that lies about its size is never decoded',
     expect(study).toBeDefined();
   });
 
-  it('draws a large real image off the main thread: /api/health answers under a second meanwhile', async () => {
+  it('draws a large real image off the main thread: /api/health answers meanwhile, never held for the drawing', async () => {
     const big = makeDicom({ studyUid: uid(), seriesUid: uid(), sopUid: uid(), rows: 4096, columns: 4096 });
     const [studyId] = await ingestFiles(ctx, bob.id, [big]);
+    const started = Date.now();
     const rendering = ctx.app.inject({ url: `/api/studies/${studyId}/thumbnail`, headers: bob.auth });
     const latencies: number[] = [];
     let done = false;
     void rendering.finally(() => (done = true));
     while (!done || latencies.length === 0) latencies.push(await healthy());
     const thumb = await rendering;
+    const renderMs = Date.now() - started;
     expect(thumb.statusCode).toBe(200);
     expect(thumb.headers['content-type']).toBe('image/webp');
-    expect(Math.max(...latencies)).toBeLessThan(1000);
+    // Drawn on the main thread, one health check would wait for most of the drawing. Relative to the
+    // drawing's own time, so a busy machine slows both sides alike.
+    expect(Math.max(...latencies)).toBeLessThan(Math.max(1000, renderMs / 2));
   });
 });
 
