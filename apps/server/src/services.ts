@@ -55,7 +55,7 @@ import { createUploadArea, type UploadArea } from './modules/uploads';
 import { sweepUploadsJob } from './modules/ingest';
 import { finishDeletesJob } from './modules/studies';
 import { createUploadTokens, type UploadTokens } from './modules/uploads';
-import { createUploadsService, type UploadsService } from './modules/uploads';
+import { createUploadLocker, createUploadsService, type UploadsService } from './modules/uploads';
 import { createDicomwebRepository } from './modules/dicomweb';
 import { createDicomwebService, type DicomwebService } from './modules/dicomweb';
 import { closeRenderPool } from './modules/thumbnails';
@@ -673,6 +673,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       prescan,
       defaultMaxStorageGB: config.defaultMaxStorageGB,
       invitations,
+      locker: createUploadLocker(database, feed),
     });
 
     // The rest of the API.

@@ -9,6 +9,8 @@ export const CHANNELS = {
   auth: 'auth_changed',
   /** Payload: the user id whose Shared Studies list changed (a share to them added, moved or ended). */
   sharedList: 'shared_list_changed',
+  /** Payload: a tus upload id whose lock another request waits for (modules/uploads/upload-locker.ts). */
+  uploadLockWanted: 'upload_lock_wanted',
 } as const;
 
 /** How the listening connection shows up in pg_stat_activity. */

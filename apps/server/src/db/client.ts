@@ -28,6 +28,12 @@ export interface Database {
   migrate(): Promise<void>;
   /** Change notifications for caches (LISTEN on a connection of its own; PGlite: in process). */
   openChangeFeed(opts?: { onError?: (err: unknown) => void }): Promise<ChangeFeed>;
+  /**
+   * PostgreSQL only: takes the session advisory lock named `key` if it is free, on a connection held
+   * until the returned release (or until this process dies: PostgreSQL then frees it). Null when
+   * another session holds it. Locks that must hold across processes (modules/uploads/upload-locker.ts).
+   */
+  tryAdvisoryLock?(key: string): Promise<(() => Promise<void>) | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
@@ -57,9 +63,41 @@ async function openPostgres(url: string): Promise<Database> {
   // Without a listener, an idle client's network error would crash the process.
   pool.on('error', () => undefined);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // Held locks keep their connection, so they come from a pool of their own: a node with many
+  // uploads in flight never starves the queries of the rest of the app.
+  const lockPool = new pg.Pool({ connectionString: url, max: 50, idleTimeoutMillis: 10_000 });
+  lockPool.on('error', () => undefined);
+  const lockHolders = new Set<pg.PoolClient>();
   return {
     kind: 'postgres',
     db,
+    async tryAdvisoryLock(key) {
+      const client = await lockPool.connect();
+      try {
+        const res = await client.query<{ ok: boolean }>(
+          'select pg_try_advisory_lock(hashtextextended($1, 0)) as ok',
+          [key],
+        );
+        if (!res.rows[0]?.ok) {
+          client.release();
+          return null;
+        }
+      } catch (err) {
+        client.release(true);
+        throw err;
+      }
+      lockHolders.add(client);
+      return async () => {
+        if (!lockHolders.delete(client)) return;
+        try {
+          await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+          client.release();
+        } catch {
+          // A connection that cannot unlock is closed, which frees its locks.
+          client.release(true);
+        }
+      };
+    },
     sql: {
       async executeSql(text, values) {
         const res = await pool.query(text, storableParams(values));
@@ -71,7 +109,12 @@ async function openPostgres(url: string): Promise<Database> {
     ping: async () => {
       await pool.query('select 1');
     },
-    close: () => pool.end(),
+    close: async () => {
+      // Locks still held end with their connections.
+      for (const client of lockHolders) client.release(true);
+      lockHolders.clear();
+      await Promise.all([pool.end(), lockPool.end()]);
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compactDecrypt } from 'jose';
 import pg from 'pg';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { generateSeries } from '../helpers/dicom-series';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../helpers/round-robin-proxy';
@@ -27,6 +28,7 @@ import {
   until as untilEvery,
 } from '../helpers/server-process';
 import { buildZip } from '../helpers/studies';
+import { startFakeStripe, type FakeStripe } from '../modules/orders/fake-stripe';
 import { createPostgresDatabase, dropPostgresDatabase } from '../helpers/test-database';
 import { tusUpload } from '../helpers/tus-upload';
 
@@ -53,6 +55,8 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
   let s3: LocalS3;
   let bucket: S3Client;
   let proxy: RoundRobinProxy;
+  let stripeApi: FakeStripe;
+  const webhookSecret = `whsec_${randomBytes(12).toString('hex')}`;
   const api: Node[] = [];
   const workers: Node[] = [];
   const dirs: string[] = [];
@@ -72,6 +76,11 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     PUBLIC_URL: proxy.url,
     TRUST_PROXY: 'true',
     LOG_LEVEL: 'warn',
+    // Card payments through a local server that speaks Stripe's API (test/modules/orders/fake-stripe.ts).
+    STRIPE_SECRET_KEY: 'sk_test_fake',
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_fake',
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+    STRIPE_API_URL: stripeApi.url,
   });
 
   async function startApi(name: string): Promise<Node> {
@@ -102,6 +111,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       template: template?.kind === 'postgres' ? template.name : undefined,
     });
     s3 = await startMotoS3();
+    stripeApi = await startFakeStripe();
     bucket = new S3Client({
       endpoint: s3.endpoint,
       region: 'us-east-1',
@@ -118,6 +128,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     killServers();
     await Promise.all([...api, ...workers].map((n) => n.server.exited));
     await proxy?.close();
+    await stripeApi?.close();
     bucket?.destroy();
     await s3?.stop();
     if (database) await dropPostgresDatabase(adminUrl!, database.name);
@@ -660,4 +671,106 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       expect(((await again.json()) as { code: string }).code).toBe('CAPTCHA_FAILED');
     }
   });
+  it('creates one order from a payment whose webhook reaches both nodes at once, and again later', async () => {
+    onTestFailed(showOutput);
+    expect(studyId, 'the processing test ran').not.toBe('');
+    const ip = '192.0.2.70';
+    const catalogue = (await (await call('/api/services', { token: user.token, ip })).json()) as Array<{
+      id: string;
+      name: string;
+      providers: Array<{ id: string }>;
+    }>;
+    const ai = catalogue.find((x) => x.name === 'AI Quick Analysis')!;
+    const intentRes = await call('/api/payments/create-payment-intent', {
+      token: user.token,
+      ip,
+      body: { serviceId: ai.id, providerId: ai.providers[0]!.id, studyId },
+    });
+    expect(intentRes.status, await intentRes.clone().text()).toBe(200);
+    const { paymentIntentId } = (await intentRes.json()) as { paymentIntentId: string };
+    // The buyer's card paid (Stripe.js, in the browser); Stripe tells us by webhook only.
+    stripeApi.succeed(paymentIntentId);
+    const payload = JSON.stringify({
+      id: `evt_${randomBytes(10).toString('hex')}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      api_version: '2024-06-20',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { ...stripeApi.intents.get(paymentIntentId) } },
+    });
+    const signature = new Stripe('sk_test_fake').webhooks.generateTestHeaderString({
+      payload,
+      secret: webhookSecret,
+    });
+    const deliver = (base: string) =>
+      fetch(`${base}/api/payments/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
+    const both = await Promise.all(api.map((n) => deliver(n.url)));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect((await deliver(api[1]!.url)).status).toBe(200);
+    const purchases = async (base: string) =>
+      (
+        await get<Array<{ paymentIntentId?: string | null; id: string }>>(
+          `/api/purchases/user/${user.id}`,
+          base,
+        )
+      ).filter((p) => p.paymentIntentId === paymentIntentId);
+    for (const node of api) expect(await purchases(node.url), node.name).toHaveLength(1);
+  });
+  it('lets one request at a time write an upload, whichever nodes two PATCHes at the same offset reach', async () => {
+    onTestFailed(showOutput);
+    const name = `${user.id}/${randomUUID()}/study.zip`;
+    const token = (
+      (await (await call('/api/storage/token', { token: user.token })).json()) as { accessToken: string }
+    ).accessToken;
+    const data = zip.subarray(0, 2 * chunkSize);
+    const tus = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` };
+    const created = await fetch(`${api[0]!.url}/api/uploads`, {
+      method: 'POST',
+      headers: {
+        ...tus,
+        'upload-length': String(data.length),
+        'upload-metadata': `objectName ${Buffer.from(name).toString('base64')}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const location = new URL(created.headers.get('location')!, api[0]!.url).pathname;
+    // The same first megabyte, sent slowly to both nodes at once (a client retrying on another node).
+    const slowly = (bytes: Buffer) =>
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (let at = 0; at < bytes.length; at += 64 * 1024) {
+            controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+            await new Promise((r) => setTimeout(r, 15));
+          }
+          controller.close();
+        },
+      });
+    const patch = (base: string) =>
+      fetch(`${base}${location}`, {
+        method: 'PATCH',
+        headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+        body: slowly(data.subarray(0, chunkSize)),
+        duplex: 'half',
+      } as RequestInit).then(
+        (r) => r.status,
+        () => 0,
+      );
+    const statuses = await Promise.all(api.map((n) => patch(n.url)));
+    // At most one wrote from offset 0; the other was refused (or stopped) rather than writing it twice.
+    expect(statuses.filter((s) => s === 204).length).toBeLessThanOrEqual(1);
+    const head = await fetch(`${api[1]!.url}${location}`, { method: 'HEAD', headers: tus });
+    expect(Number(head.headers.get('upload-offset'))).toBeLessThanOrEqual(chunkSize);
+    await tusUpload(proxy.url, token, name, data, {
+      chunkSize,
+      uploadUrl: new URL(location, proxy.url).href,
+    });
+    const stored = await bucket.send(new GetObjectCommand({ Bucket: s3.bucket, Key: name }));
+    expect(Buffer.from(await stored.Body!.transformToByteArray()).equals(data), 'the stored bytes').toBe(
+      true,
+    );
+  }, 90_000);
 });

@@ -7,6 +7,7 @@ export {
   type UploadArea,
   type UploadWriteObserver,
 } from './upload-area';
+export { createUploadLocker } from './upload-locker';
 export { OBJECT_NAME } from './upload-paths';
 export { createUploadTokens, type UploadTokens } from './upload-token';
 export { uploadRoutes } from './uploads.routes';

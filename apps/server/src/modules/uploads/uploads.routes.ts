@@ -38,6 +38,7 @@ export function uploadRoutes({
     const tus = new TusServer({
       path: UPLOAD_PATH,
       datastore: uploads.datastore,
+      locker: uploads.locker,
       relativeLocation: true,
       respectForwardedHeaders: config.trustProxy,
       allowedOrigins: [config.publicUrl],

@@ -1,4 +1,5 @@
 import type { StorageToken } from '@mi/contracts/studies';
+import type { Locker } from '@tus/utils';
 import { AppError } from '../../http/app-error';
 import type { AuditRecorder } from '../audit';
 import type { AuthenticatedSession, AuthService } from '../auth';
@@ -22,6 +23,8 @@ interface Deps {
   defaultMaxStorageGB: number;
   /** The rule for uploads on behalf of an inviter (their quota is charged). */
   invitations: Pick<InvitationsService, 'requireSharedUpload'>;
+  /** One request at a time per upload, across every API node (upload-locker.ts). */
+  locker: Locker;
 }
 
 /** One request to the upload endpoint, as far as the upload rules need it. */
@@ -76,6 +79,7 @@ export function createUploadsService(deps: Deps) {
   return {
     /** Where tus keeps the uploads. */
     datastore: uploadArea.datastore,
+    locker: deps.locker,
 
     /** Whether the bytes of file uploads are read while they arrive (see ArchivePrescan). */
     prescans: Boolean(deps.prescan),
