@@ -18,6 +18,7 @@ import { readInstance, type InstanceLocation } from '../../dicom-archive/instanc
 import { crcOf } from '../../dicom-archive/zip-reader';
 import type { RequestMeta } from '../../http/request-meta';
 import type { JobQueue } from '../../jobs/queue';
+import { putBatch } from '../../ports/storage/put-batch';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { type AccessService, sessionPrincipal, type StudyRow } from '../access';
 import { QuotaExceededError, quotaGB } from '../accounts';
@@ -62,6 +63,10 @@ type SourceRow = Awaited<ReturnType<StudiesRepository['instancesForDownload']>>[
 type Deidentified = Extract<DeidentifyResult, { kind: 'deidentified' }>;
 
 const PROFILE = 'Basic Application Level Confidentiality Profile';
+/** Files of a copy stored (and made durable) together. */
+const STORE_BATCH = 32;
+/** Instances read ahead of the one being de-identified. */
+const READ_AHEAD = 4;
 const OPTION_NAMES: Partial<Record<(typeof APPLIED_OPTIONS)[number], string>> = {
   retainLongitudinalModifiedDates: 'Retain Longitudinal Temporal Information with Modified Dates',
   cleanDescriptors: 'Clean Descriptors',
@@ -104,12 +109,21 @@ export function createDeidentifyService(deps: Deps) {
       details,
     });
 
-  /** Each instance of the study, de-identified one at a time (only one file in memory). */
+  /** Each instance of the study, de-identified one at a time while the next ones are read. */
   async function* deidentifyAll(rows: SourceRow[], ctx: DeidentifyContext) {
-    for (const row of rows) {
+    const read = (i: number) => {
+      const reading = i < rows.length ? readInstance(storage, rows[i] as InstanceLocation) : null;
+      reading?.catch(() => undefined);
+      return reading;
+    };
+    // A few reads ahead: storage latency overlaps de-identifying (READ_AHEAD files in memory at most).
+    const ahead = Array.from({ length: READ_AHEAD }, (_, i) => read(i));
+    for (const [i, row] of rows.entries()) {
+      const reading = ahead.shift()!;
+      ahead.push(read(i + READ_AHEAD));
       let result: DeidentifyResult;
       try {
-        result = deidentifyInstance(await readInstance(storage, row as InstanceLocation), ctx);
+        result = deidentifyInstance(await reading, ctx);
       } catch (err) {
         result = {
           kind: 'left-out',
@@ -242,6 +256,27 @@ export function createDeidentifyService(deps: Deps) {
       const items: IndexedInstance[] = [];
       const leftOut: LeftOutInstance[] = [];
       const changes = new Map<string, { name: string; kind: string; count: number }>();
+      // Stored in batches, each recorded before its writes (an object of a run that dies is found and
+      // deleted by ingest's sweep) and made durable together; storing one batch overlaps
+      // de-identifying the next. At most two batches of files are in memory.
+      let batch: Array<{ key: string; bytes: Buffer; item: IndexedInstance }> = [];
+      let storing: Promise<void> = Promise.resolve();
+      const storeBatch = async (b: typeof batch) => {
+        await studiesRepo.recordIntents(
+          upload.id,
+          b.map((x) => x.key),
+        );
+        await putBatch(storage, b);
+        items.push(...b.map((x) => x.item));
+      };
+      const flush = async () => {
+        await storing;
+        const b = batch;
+        batch = [];
+        storing = b.length ? storeBatch(b) : Promise.resolve();
+        // Its failure is thrown where it is awaited (next flush or the end), not as unhandled.
+        storing.catch(() => undefined);
+      };
       for await (const { row, result } of deidentifyAll(rows, ctx)) {
         if (result.kind === 'left-out') {
           leftOut.push(leftOutOf(row, result));
@@ -271,16 +306,15 @@ export function createDeidentifyService(deps: Deps) {
           else changes.set(tag, { name: c.name, kind: c.kind, count: 1 });
         }
         const storageKey = `dicom/${upload.id}/${result.sopInstanceUid}.dcm`;
-        // Recorded before the write: an object of a run that dies is found and deleted (ingest's sweep).
-        await studiesRepo.recordIntents(upload.id, [storageKey]);
-        await storage.put(storageKey, result.bytes, { size: result.bytes.length });
-        items.push({
-          header,
-          sizeBytes: result.bytes.length,
-          crc32: crcOf(result.bytes) >>> 0,
-          storageKey,
+        batch.push({
+          key: storageKey,
+          bytes: result.bytes,
+          item: { header, sizeBytes: result.bytes.length, crc32: crcOf(result.bytes) >>> 0, storageKey },
         });
+        if (batch.length >= STORE_BATCH) await flush();
       }
+      await flush();
+      await storing;
       const summary = summaryOf(changes, leftOut, {
         sourceStudyId: study.id,
         copyId: p.copyId,

@@ -1,5 +1,6 @@
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { forEachLimit } from '../../ports/storage/put-batch';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { StudiesRepository } from '../studies';
 import { crcOf, openEntry, type ZipFileEntry } from '../../dicom-archive/zip-reader';
@@ -210,25 +211,4 @@ class CrcCheck extends Transform {
     this.mismatch = this.crc !== this.expected;
     cb(this.mismatch ? new Error('entry does not match its CRC-32') : null);
   }
-}
-
-async function forEachLimit<T>(
-  items: T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed: unknown;
-  const worker = async () => {
-    while (failed === undefined && next < items.length) {
-      const i = next++;
-      try {
-        await fn(items[i]!, i);
-      } catch (err) {
-        failed ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failed !== undefined) throw failed;
 }
