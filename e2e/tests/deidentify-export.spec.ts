@@ -1,15 +1,12 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from './a11y';
-import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { canvasesWithImage } from '../canvas-image';
 import {
-  pickFromTile,
+  uploadGeneratedSeries,
   registerPatient,
   studyRow,
   tempDir,
   uniqueEmail,
-  uploadAndReturnToStudies,
   zipEntries,
 } from './study-files';
 
@@ -21,16 +18,12 @@ test('a de-identified copy is made after its preview and opens in the viewer; Ex
   test.setTimeout(300_000);
   await registerPatient(page, uniqueEmail('deid'), 'Dora', 'Ident');
   const description = 'Identifiable phantom';
-  const dir = tempDir('deid');
-  const series = generateSeries({ count: 3, size: 128, patientName: 'Ident^Dora', description });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
+  await uploadGeneratedSeries(page, 'deid', {
+    count: 3,
+    size: 128,
+    patientName: 'Ident^Dora',
+    description,
   });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
   const row = studyRow(page, 'Ident, Dora');
   await expect(row).toBeVisible({ timeout: 90_000 });
 
@@ -76,7 +69,7 @@ test('a de-identified copy is made after its preview and opens in the viewer; Ex
   }).toPass({ timeout: 120_000 });
   const download = page.waitForEvent('download');
   await link.click();
-  const file = path.join(dir, 'export.zip');
+  const file = path.join(tempDir('deid-export'), 'export.zip');
   await (await download).saveAs(file);
   const entries = zipEntries(file);
   expect([...entries.keys()].some((name) => /(^|\/)DICOMDIR$/.test(name))).toBe(true);
@@ -89,16 +82,12 @@ test('Share de-identified: the preview shows first, the copy is made and shared,
   test.setTimeout(300_000);
   await registerPatient(page, uniqueEmail('deid-share'), 'Sam', 'Sharer');
   const description = 'Share phantom';
-  const dir = tempDir('deid-share');
-  const series = generateSeries({ count: 2, size: 128, patientName: 'Sharer^Sam', description });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
+  await uploadGeneratedSeries(page, 'deid-share', {
+    count: 2,
+    size: 128,
+    patientName: 'Sharer^Sam',
+    description,
   });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
   const row = studyRow(page, 'Sharer, Sam');
   await expect(row).toBeVisible({ timeout: 90_000 });
   const me = (await (await page.request.get('/api/auth/me')).json()) as { id: string };

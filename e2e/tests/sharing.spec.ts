@@ -1,18 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { expect, test } from './a11y';
-import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { canvasesWithImage } from '../canvas-image';
-import {
-  PASSWORD,
-  pickFromTile,
-  registerPatient,
-  studyRow,
-  tempDir,
-  uniqueEmail,
-  uploadAndReturnToStudies,
-} from './study-files';
+import { PASSWORD, registerPatient, uploadGeneratedSeries, studyRow, uniqueEmail } from './study-files';
 
 const appBase = () => process.env.E2E_BASE_URL!;
 const viewerBase = () => process.env.E2E_VIEWER_URL!;
@@ -88,16 +77,7 @@ async function allowSharing(page: Page) {
 
 /** Generates a drawable series and uploads it from My Studies; returns its row. */
 async function uploadStudy(page: Page, tag: string, patientName: string, description: string) {
-  const dir = tempDir(tag);
-  const series = generateSeries({ count: 4, size: 128, patientName, description });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
-  });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
+  await uploadGeneratedSeries(page, tag, { count: 4, size: 128, patientName, description });
   const row = studyRow(page, description);
   await expect(row).toBeVisible({ timeout: 90_000 });
   return row;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
 import { unzipSync } from 'fflate';
+import { generateSeries, type GeneratedSeries } from '../../apps/server/test/helpers/dicom-series';
 
 /** Test data and steps shared by the study browser tests. */
 
@@ -159,6 +160,28 @@ export function writeSeries(
 }
 
 // ---- page steps ----
+
+/**
+ * Generates a series whose slices each carry a known shape (drawable in the viewer), writes it to a
+ * folder of its own and uploads it from the Upload page, back on My Studies once it is sent.
+ */
+export async function uploadGeneratedSeries(
+  page: Page,
+  tag: string,
+  opts: { count: number; size?: number; patientName?: string; description?: string },
+): Promise<GeneratedSeries> {
+  const dir = tempDir(tag);
+  const series = generateSeries({ size: 128, ...opts });
+  const files = series.files.map((f, i) => {
+    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
+    writeFileSync(file, f.bytes);
+    return file;
+  });
+  await page.goto('/upload?backUrl=/studies');
+  await pickFromTile(page, 'Select Files', files);
+  await uploadAndReturnToStudies(page);
+  return series;
+}
 
 /** Clicks a source tile and answers the browser's file picker with `files` (paths or one directory). */
 export async function pickFromTile(

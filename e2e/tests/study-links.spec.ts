@@ -1,18 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test } from './a11y';
-import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { canvasesWithImage } from '../canvas-image';
 import { adminContext, offeringProfessional } from './professionals';
 import { GOOD_CARD } from './checkout';
-import {
-  pickFromTile,
-  registerPatient,
-  studyRow,
-  tempDir,
-  uniqueEmail,
-  uploadAndReturnToStudies,
-} from './study-files';
+import { uploadGeneratedSeries, registerPatient, studyRow, uniqueEmail } from './study-files';
 
 const appBase = () => process.env.E2E_BASE_URL!;
 const viewerBase = () => process.env.E2E_VIEWER_URL!;
@@ -29,16 +19,12 @@ test('a study link with a passcode opens for someone without an account: report,
   const page = await ownerContext.newPage();
   await registerPatient(page, uniqueEmail('link-owner'), 'Lina', 'Owner');
   const description = 'Linked phantom';
-  const dir = tempDir('links');
-  const series = generateSeries({ count: 4, size: 128, patientName: 'Link^Phantom', description });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
+  const series = await uploadGeneratedSeries(page, 'links', {
+    count: 4,
+    size: 128,
+    patientName: 'Link^Phantom',
+    description,
   });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
   await expect(studyRow(page, description)).toBeVisible({ timeout: 90_000 });
   const me = (await (await page.request.get('/api/auth/me')).json()) as { id: string };
   expect((await page.request.put(`/api/users/${me.id}`, { data: { shareMedicalData: true } })).ok()).toBe(

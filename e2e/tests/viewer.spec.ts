@@ -1,15 +1,13 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type BrowserContext, type Page } from '@playwright/test';
 import { expect, test } from './a11y';
-import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { canvasesWithImage } from '../canvas-image';
 import {
   fixtures,
   pickFromTile,
   registerPatient,
+  uploadGeneratedSeries,
   studyRow,
-  tempDir,
   uniqueEmail,
   uploadAndReturnToStudies,
 } from './study-files';
@@ -165,16 +163,7 @@ async function uploadSeries(
   name: string,
   opts: { count: number; patientName: string; description: string },
 ) {
-  const dir = tempDir(name);
-  const series = generateSeries({ ...opts, size: 128 });
-  const files = series.files.map((f, i) => {
-    const file = path.join(dir, `IM${String(i + 1).padStart(4, '0')}.dcm`);
-    writeFileSync(file, f.bytes);
-    return file;
-  });
-  await page.goto('/upload?backUrl=/studies');
-  await pickFromTile(page, 'Select Files', files);
-  await uploadAndReturnToStudies(page);
+  await uploadGeneratedSeries(page, name, { ...opts, size: 128 });
 }
 
 test('a generated series opens in OHIF from My Studies, is drawn, scrolls; strangers and deleted studies get nothing', async ({
