@@ -24,6 +24,12 @@ const KIND: Record<string, string> = {
   cleaned: 'Cleaned',
 };
 
+/** The patient's own attributes first, then the rest, the long replaced UIDs last. */
+function rank(c: { tag: string; name: string }): number {
+  if (c.tag.startsWith('(0010,')) return 0;
+  return / UID$/.test(c.name) ? 2 : 1;
+}
+
 /** One sentence on what de-identification is, for dialogs that offer it. */
 export function deidentifySummary(data: DeidentifyPreview | undefined): string {
   return data
@@ -63,18 +69,20 @@ export function DeidentifyPreviewDetails({ preview }: { preview: ReturnType<type
               </tr>
             </thead>
             <tbody>
-              {data.sample.changes.map((c) => (
-                <tr key={c.path} className="border-b align-top">
-                  <td className="py-1 pr-2">
-                    {c.name || c.tag} <span className="text-muted-foreground">{c.tag}</span>
-                  </td>
-                  <td className="py-1 pr-2 [overflow-wrap:anywhere]">{c.before ?? '—'}</td>
-                  <td className="py-1 [overflow-wrap:anywhere]">
-                    <span className="text-muted-foreground">{KIND[c.kind] ?? c.kind}</span>
-                    {c.after ? `: ${c.after}` : ''}
-                  </td>
-                </tr>
-              ))}
+              {[...data.sample.changes]
+                .sort((a, b) => rank(a) - rank(b))
+                .map((c) => (
+                  <tr key={c.path} className="border-b align-top">
+                    <td className="py-1 pr-2">
+                      {c.name || c.tag} <span className="text-muted-foreground">{c.tag}</span>
+                    </td>
+                    <td className="py-1 pr-2 [overflow-wrap:anywhere]">{c.before ?? '—'}</td>
+                    <td className="py-1 [overflow-wrap:anywhere]">
+                      <span className="text-muted-foreground">{KIND[c.kind] ?? c.kind}</span>
+                      {c.after ? `: ${c.after}` : ''}
+                    </td>
+                  </tr>
+                ))}
             </tbody>
           </table>
           <p className="mt-2 text-sm text-muted-foreground">
