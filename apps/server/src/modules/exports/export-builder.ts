@@ -308,9 +308,57 @@ export function zipReadable(
   entries: AsyncIterable<ZipEntry>,
   at: Date,
   onBytes: (n: number) => void,
+  spans?: ZipSpan[],
 ): Readable {
-  return Readable.from(coalesced(zipStream(entries, { at, onBytes })), {
+  const source = spans ? recordingSpans(entries, spans, at, onBytes) : zipStream(entries, { at, onBytes });
+  return Readable.from(coalesced(source), {
     objectMode: false,
     highWaterMark: READ_AHEAD_BYTES,
   });
+}
+
+/** Where one entry's bytes lie in the ZIP written (store mode: its bytes as they are). */
+export interface ZipSpan {
+  name: string;
+  size: number;
+  /** Offset of its first byte in the ZIP. */
+  offset: number;
+  /** The bytes of index.html, which the disc image holds with its links renamed. */
+  data?: Buffer;
+}
+
+/**
+ * zipStream, noting where each entry's bytes land. zipStream asks for the next entry only once the
+ * previous one's last byte has been taken from it, and writes no data descriptor, so an entry's
+ * bytes end where the output stands when the next entry is asked for (or the entries end).
+ */
+async function* recordingSpans(
+  entries: AsyncIterable<ZipEntry>,
+  spans: ZipSpan[],
+  at: Date,
+  onBytes: (n: number) => void,
+): AsyncGenerator<Buffer> {
+  let written = 0;
+  let open: Omit<ZipSpan, 'offset'> | null = null;
+  const close = () => {
+    if (open) spans.push({ ...open, offset: written - open.size });
+    open = null;
+  };
+  async function* noting(): AsyncGenerator<ZipEntry> {
+    for await (const entry of entries) {
+      close();
+      const size = 'data' in entry ? entry.data.length : entry.size;
+      open = {
+        name: entry.name,
+        size,
+        ...(entry.name === INDEX_PATH && 'data' in entry ? { data: entry.data } : {}),
+      };
+      yield entry;
+    }
+    close();
+  }
+  for await (const chunk of zipStream(noting(), { at, onBytes })) {
+    written += chunk.length;
+    yield chunk;
+  }
 }

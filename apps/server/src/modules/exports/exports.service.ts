@@ -17,7 +17,9 @@ import {
   exportExtras,
   ExportProblem,
   zipReadable,
+  type ZipSpan,
 } from './export-builder';
+import { isoReadable } from './export-iso';
 import type { ExportRow, ExportsRepository } from './exports.repository';
 
 export const buildExportPayload = z.object({
@@ -144,11 +146,6 @@ export function createExportsService(deps: ExportsServiceDeps) {
           'BAD_REQUEST',
           'De-identified exports are not available yet. Export without de-identification, or try again later.',
         );
-      if (body.iso)
-        throw new AppError(
-          'BAD_REQUEST',
-          'ISO images are not available yet. The ZIP holds the same files and DICOMDIR: burn its contents to a disc as they are.',
-        );
       let studyIds: string[];
       if (body.studyIds) {
         const wanted = [...new Set(body.studyIds.map((s) => s.toLowerCase()))];
@@ -175,7 +172,7 @@ export function createExportsService(deps: ExportsServiceDeps) {
         ownerId: p.userId,
         studyIds,
         deidentify: body.deidentify ?? false,
-        iso: false,
+        iso: body.iso ?? false,
         now: deps.now(),
       });
       if (!row)
@@ -187,6 +184,7 @@ export function createExportsService(deps: ExportsServiceDeps) {
       await audit(p.userId, p.role, 'export.create', row.id, 'success', meta, {
         studies: studyIds.length,
         deidentify: row.deidentify,
+        iso: row.iso,
       });
       return { id: row.id };
     },
@@ -266,10 +264,8 @@ export function createExportsService(deps: ExportsServiceDeps) {
         };
         const buildDeps = { repo, storage, bundle: deps.bundle, deidentify: deps.deidentify };
         const extras = await exportExtras(buildDeps, req, studies);
-        const total = Math.max(
-          1,
-          studies.reduce((n, s) => n + s.sizeBytes, 0),
-        );
+        // With a disc image every byte is written twice: once into the ZIP, once into the image.
+        const total = Math.max(1, studies.reduce((n, s) => n + s.sizeBytes, 0) * (row.iso ? 2 : 1));
         let written = 0;
         let reported = 0;
         let reportedAt = Date.now();
@@ -287,18 +283,30 @@ export function createExportsService(deps: ExportsServiceDeps) {
         };
         const name = `medical-imaging-export-${at.toISOString().slice(0, 10)}.zip`;
         const key = `${prefixOf(row.id)}/${name}`;
+        const spans: ZipSpan[] = [];
         const stat = await storage.put(
           key,
-          zipReadable(exportEntries(buildDeps, req, studies, extras), at, onBytes),
+          zipReadable(exportEntries(buildDeps, req, studies, extras), at, onBytes, spans),
           {
             contentType: 'application/zip',
           },
         );
+        const files = [{ name, size: stat.size, storageKey: key, contentType: 'application/zip' }];
+        if (row.iso) {
+          // The same files as a disc image, read back from the ZIP just written (docs/export.md).
+          const isoName = name.replace(/\.zip$/, '.iso');
+          const isoKey = `${prefixOf(row.id)}/${isoName}`;
+          const contentType = 'application/x-iso9660-image';
+          const isoStat = await storage.put(isoKey, isoReadable(storage, key, spans, { at, onBytes }), {
+            contentType,
+          });
+          files.push({ name: isoName, size: isoStat.size, storageKey: isoKey, contentType });
+        }
         await progressWrite;
         const now = deps.now();
         const ready = await repo.markReady(
           row.id,
-          [{ name, size: stat.size, storageKey: key, contentType: 'application/zip' }],
+          files,
           now,
           new Date(now.getTime() + EXPORT_KEEP_DAYS * DAY_MS),
         );
@@ -306,7 +314,10 @@ export function createExportsService(deps: ExportsServiceDeps) {
           await storage.deletePrefix(prefixOf(row.id));
           return;
         }
-        log.info({ exportId: row.id, studies: studies.length, bytes: stat.size }, 'export ready');
+        log.info(
+          { exportId: row.id, studies: studies.length, bytes: files.reduce((n, f) => n + f.size, 0) },
+          'export ready',
+        );
         await deps.notify(row.ownerId, {
           type: 'system',
           title: 'Your data export is ready',

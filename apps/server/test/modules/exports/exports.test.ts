@@ -331,10 +331,124 @@ describe('what an export may hold', () => {
     expect(empty.json().error).toMatch(/no studies to export/);
   });
 
-  it('says ISO images are not available yet', async () => {
-    const iso = await call(owner, 'POST', '/api/exports', { payload: { iso: true } });
-    expect(iso.statusCode).toBe(400);
-    expect(iso.json().error).toMatch(/not available yet/);
+  it("makes a disc image (ISO 9660) as well when asked: isoinfo, 7z and dcmtk read it, its files are the ZIP's", async () => {
+    const res = await call(owner, 'POST', '/api/exports', { payload: { iso: true } });
+    expect(res.statusCode, res.body).toBe(202);
+    const done = await waitReady(owner, res.json().id);
+    expect(done).toMatchObject({ status: 'ready', iso: true, progress: 100 });
+    expect(done.files.map((f: { name: string }) => f.name)).toEqual([
+      expect.stringMatching(/^medical-imaging-export-\d{4}-\d{2}-\d{2}\.zip$/),
+      expect.stringMatching(/^medical-imaging-export-\d{4}-\d{2}-\d{2}\.iso$/),
+    ]);
+    const [zipFile, isoFile] = done.files as Array<{ name: string; size: number; url: string }>;
+    const isoZip = await readZip((await call(owner, 'GET', zipFile!.url)).rawPayload);
+    const dl = await call(owner, 'GET', isoFile!.url);
+    expect(dl.statusCode).toBe(200);
+    expect(dl.headers['content-type']).toBe('application/x-iso9660-image');
+    const image = dl.rawPayload;
+    expect(image.length).toBe(isoFile!.size);
+    expect(image.length % 2048).toBe(0);
+    // Resumable like the ZIP.
+    const part = await call(owner, 'GET', isoFile!.url, {
+      headers: { ...owner.auth, range: 'bytes=32768-34815' },
+    });
+    expect(part.statusCode).toBe(206);
+    expect(part.rawPayload.equals(image.subarray(32768, 34816))).toBe(true);
+    expect(part.rawPayload.subarray(1, 6).toString('ascii')).toBe('CD001');
+
+    // Every ZIP entry under its level-1 name (index.html's links follow the renamed files).
+    const isoPath = (name: string) =>
+      ({
+        'index.html': 'INDEX.HTM',
+        'FHIR/bundle.json': 'FHIR/BUNDLE.JSO',
+        'HISTORY/shares.csv': 'HISTORY/SHARES.CSV',
+        'HISTORY/links.csv': 'HISTORY/LINKS.CSV',
+        'HISTORY/orders.csv': 'HISTORY/ORDERS.CSV',
+        'HISTORY/access.csv': 'HISTORY/ACCESS.CSV',
+        'HISTORY/history.json': 'HISTORY/HISTORY.JSO',
+      })[name] ?? name;
+    const dir = await mkdtemp(path.join(tmpdir(), 'export-iso-'));
+    try {
+      const isoAt = path.join(dir, 'export.iso');
+      await writeFile(isoAt, image);
+      if (!hasTool('isoinfo')) return;
+      const d = run('isoinfo', ['-d', '-i', isoAt], dir);
+      expect(d.status, d.stderr).toBe(0);
+      expect(d.stdout).toContain('CD-ROM is in ISO 9660 format');
+      expect(d.stdout).toMatch(/^Volume id: MI_EXPORT$/m);
+      expect(d.stdout).toMatch(/^Logical block size is: 2048$/m);
+      expect(d.stdout).toMatch(new RegExp(`^Volume size is: ${image.length / 2048}$`, 'm'));
+      // isoinfo -l: every file, `NAME.EXT;1` (DICOM File IDs as `NAME.;1`, PS3.12 F.1.2.1), its size.
+      const listing = run('isoinfo', ['-l', '-i', isoAt], dir);
+      expect(listing.status, listing.stderr).toBe(0);
+      const listed = new Map<string, number>();
+      let where = '';
+      for (const line of listing.stdout.split('\n')) {
+        const head = /^Directory listing of (\/.*)$/.exec(line);
+        if (head) where = head[1]!;
+        const file = /^-\S+\s+\d+\s+\d+\s+\d+\s+(\d+) .*\]\s+(\S+);1 $/.exec(line);
+        if (file) listed.set(`${where}${file[2]!.replace(/\.$/, '')}`.slice(1), Number(file[1]));
+      }
+      const expected = new Map(
+        [...isoZip.entries()].map(([n, b]) => [isoPath(n), n === 'index.html' ? -1 : b.length]),
+      );
+      expect([...listed.keys()].sort()).toEqual([...expected.keys()].sort());
+      for (const [n, size] of expected) if (size >= 0) expect(listed.get(n), n).toBe(size);
+      // The DICOMDIR, byte for byte (PS3.12's `/DICOMDIR.;1`), and every file.
+      const x = spawnSync('isoinfo', ['-x', '/DICOMDIR.;1', '-i', isoAt], { maxBuffer: 64 * 1024 * 1024 });
+      expect(x.status).toBe(0);
+      expect(Buffer.from(x.stdout).equals(isoZip.get('DICOMDIR')!)).toBe(true);
+      for (const [name, bytes] of isoZip) {
+        if (name === 'index.html') continue;
+        const ident = isoPath(name).includes('.') ? `/${isoPath(name)};1` : `/${isoPath(name)}.;1`;
+        const got = spawnSync('isoinfo', ['-x', ident, '-i', isoAt], { maxBuffer: 64 * 1024 * 1024 });
+        expect(Buffer.from(got.stdout).equals(bytes), name).toBe(true);
+      }
+      const verify = run('isovfy', ['-i', isoAt], dir);
+      expect(`${verify.stdout}${verify.stderr}`).toContain('No errors found');
+
+      // dcmtk reads the DICOMDIR and the files it references, as extracted from the image.
+      if (hasTool('dcmdump')) {
+        const media = path.join(dir, 'media');
+        await mkdir(media);
+        for (const name of isoZip.keys()) {
+          if (!name.startsWith('DICOM')) continue;
+          const ident = `/${name}.;1`;
+          const got = spawnSync('isoinfo', ['-x', ident, '-i', isoAt], { maxBuffer: 64 * 1024 * 1024 });
+          await mkdir(path.dirname(path.join(media, name)), { recursive: true });
+          await writeFile(path.join(media, name), got.stdout);
+        }
+        const dump = run('dcmdump', ['+M', 'DICOMDIR'], media);
+        expect(dump.status, dump.stderr).toBe(0);
+        expect(dump.stderr).not.toMatch(/^[EW]:/m);
+        const ids = [...dump.stdout.matchAll(/\(0004,1500\) CS \[([^\]]+)\]/g)].map((m) =>
+          m[1]!.split('\\').join('/'),
+        );
+        expect(ids.length).toBe([...isoZip.keys()].filter((n) => n.startsWith('DICOM/')).length);
+        for (const id of ids) {
+          const r = run('dcmdump', ['+M', id], media);
+          expect(r.status, `${id}: ${r.stderr}`).toBe(0);
+          expect(r.stderr, id).not.toMatch(/^E:/m);
+        }
+      }
+      // 7-Zip, a second reader: the same files and bytes.
+      if (hasTool('7z')) {
+        const out = path.join(dir, '7z');
+        const r = run('7z', ['x', '-y', `-o${out}`, isoAt], dir);
+        expect(r.status, r.stdout + r.stderr).toBe(0);
+        for (const [name, bytes] of isoZip) {
+          const got = await readFile(path.join(out, isoPath(name)));
+          if (name === 'index.html') {
+            const html = got.toString('utf8');
+            expect(html).toContain('href="FHIR/BUNDLE.JSO"');
+            expect(html).toContain('href="REPORTS/RPT00001.PDF"');
+            expect(html).not.toContain('href="FHIR/bundle.json"');
+          } else expect(got.equals(bytes), name).toBe(true);
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('de-identifies with the PS3.15 engine: new UIDs, no name, a DICOMDIR dcmtk reads', async () => {
