@@ -31,8 +31,9 @@ function size(bytes: number): string {
 /**
  * 'Export my data': one ZIP with the chosen studies (all by default) as DICOM media with a
  * DICOMDIR, delivered reports, a FHIR R4 Bundle, the sharing and access history and an index.html.
- * Built in the background; the list shows its progress and, once ready, the download until it
- * expires. A download that breaks off resumes where it stopped (the server answers Range).
+ * When asked, an ISO 9660 disc image of the same files is made too, listed as a second download.
+ * Built in the background; the list shows its progress and, once ready, the downloads until they
+ * expire. A download that breaks off resumes where it stopped (the server answers Range).
  */
 export function ExportDataCard({ userId }: { userId: string }) {
   const studies = useExportableStudies(userId);
@@ -41,6 +42,7 @@ export function ExportDataCard({ userId }: { userId: string }) {
   const [all, setAll] = useState(true);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [deidentify, setDeidentify] = useState(false);
+  const [iso, setIso] = useState(false);
   const list = exports.data ?? [];
   const running = list.some((e) => e.status === 'queued' || e.status === 'building');
   const available = studies.data ?? [];
@@ -55,7 +57,7 @@ export function ExportDataCard({ userId }: { userId: string }) {
 
   const start = () =>
     create.mutate(
-      { ...(all ? {} : { studyIds: [...chosen] }), deidentify },
+      { ...(all ? {} : { studyIds: [...chosen] }), deidentify, ...(iso ? { iso: true } : {}) },
       {
         onSuccess: () =>
           toast({ title: 'Export started', description: 'We will notify you when it is ready to download.' }),
@@ -120,6 +122,10 @@ export function ExportDataCard({ userId }: { userId: string }) {
             De-identify the images (reports and history are then left out)
           </Label>
         </div>
+        <div className="flex items-center gap-2">
+          <Checkbox id="export-iso" checked={iso} onCheckedChange={(v) => setIso(v === true)} />
+          <Label htmlFor="export-iso">Also make a disc image (ISO) for burning</Label>
+        </div>
         <div>
           <Button
             onClick={start}
@@ -153,6 +159,7 @@ export function ExportDataCard({ userId }: { userId: string }) {
                   <span className="text-xs text-muted-foreground">
                     {e.studyCount} {e.studyCount === 1 ? 'study' : 'studies'}
                     {e.deidentify ? ' · de-identified' : ''}
+                    {e.iso ? ' · with disc image' : ''}
                   </span>
                 </div>
                 {(e.status === 'queued' || e.status === 'building') && (
