@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSet } from 'dicom-parser';
 import { readDataSet } from '../../dicom/data-set';
 import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
+import type { CharacterSet } from '../../dicom/charset';
 import { ascii, dataSetCharacterSet, firstCode, personName, text, uid } from '../../dicom/values';
 
 /**
@@ -38,6 +39,77 @@ export interface InstanceKeys {
   sopInstanceUid: string;
   transferSyntaxUid: string | null;
   instanceNumber: string | null;
+  /** Keys of a document's record (SR DOCUMENT, KEY OBJECT DOC, ENCAP DOC), read from the file. */
+  document?: DocumentKeys;
+}
+
+/** A coded concept (Code Value, Coding Scheme Designator, Code Meaning). */
+interface Code {
+  value: string;
+  scheme: string;
+  meaning: string;
+}
+
+export interface DocumentKeys {
+  contentDate: string | null;
+  contentTime: string | null;
+  conceptName: Code | null;
+  completionFlag: string | null;
+  verificationFlag: string | null;
+  verificationDateTime: string | null;
+  documentTitle: string | null;
+  mimeType: string | null;
+}
+
+type RecordType = 'PATIENT' | 'STUDY' | 'SERIES' | 'IMAGE' | 'SR DOCUMENT' | 'KEY OBJECT DOC' | 'ENCAP DOC';
+
+const SR_CLASSES = '1.2.840.10008.5.1.4.1.1.88.';
+const KEY_OBJECT_SELECTION = '1.2.840.10008.5.1.4.1.1.88.59';
+const ENCAPSULATED_CLASSES = '1.2.840.10008.5.1.4.1.1.104.';
+/** What an encapsulated document holds when its MIME Type lies past the bytes that were read. */
+const ENCAPSULATED_MIME: Record<string, string> = {
+  '1.2.840.10008.5.1.4.1.1.104.1': 'application/pdf',
+  '1.2.840.10008.5.1.4.1.1.104.2': 'text/XML',
+  '1.2.840.10008.5.1.4.1.1.104.3': 'model/stl',
+  '1.2.840.10008.5.1.4.1.1.104.4': 'model/obj',
+  '1.2.840.10008.5.1.4.1.1.104.5': 'model/mtl',
+};
+
+/**
+ * The record type of an instance (PS3.3 F.4, Table F.4-1): structured reports, key object
+ * selections and encapsulated documents have records of their own; every other instance is an IMAGE
+ * record here (presentation states, RT objects and waveforms included, with an IMAGE record's keys).
+ */
+export function recordTypeOf(sopClassUid: string | null): RecordType {
+  if (!sopClassUid) return 'IMAGE';
+  if (sopClassUid === KEY_OBJECT_SELECTION) return 'KEY OBJECT DOC';
+  if (sopClassUid.startsWith(SR_CLASSES)) return 'SR DOCUMENT';
+  if (sopClassUid.startsWith(ENCAPSULATED_CLASSES)) return 'ENCAP DOC';
+  return 'IMAGE';
+}
+
+function codeOf(ds: DataSet | undefined, tag: string, cs: CharacterSet): Code | null {
+  const item = ds?.elements[tag]?.items?.[0]?.dataSet;
+  if (!item) return null;
+  const value = text(item, 'x00080100', cs);
+  const scheme = text(item, 'x00080102', cs);
+  const meaning = text(item, 'x00080104', cs);
+  return value && scheme && meaning ? { value, scheme, meaning } : null;
+}
+
+function documentKeysOf(ds: DataSet, cs: CharacterSet): DocumentKeys {
+  const code = (tag: string) => firstCode(ascii(ds, tag));
+  const verifier = ds.elements.x0040a073?.items?.[0]?.dataSet;
+  return {
+    contentDate: code('x00080023'),
+    contentTime: code('x00080033'),
+    conceptName: codeOf(ds, 'x0040a043', cs),
+    completionFlag: code('x0040a491'),
+    verificationFlag: code('x0040a493'),
+    verificationDateTime: verifier ? firstCode(ascii(verifier, 'x0040a030')) : null,
+    documentTitle: text(ds, 'x00420010', cs),
+    mimeType: text(ds, 'x00420012', cs),
+  };
 }
 
 /** A file of the media: its File ID components (each 1–8 of A–Z, 0–9, _) and its keys. */
@@ -82,6 +154,7 @@ export function directoryKeysOf(prefix: Uint8Array, fallback: InstanceKeys): Ins
     sopInstanceUid: uid(ds, 'x00080018') ?? uid(ds, 'x00020003') ?? fallback.sopInstanceUid,
     transferSyntaxUid: uid(ds, 'x00020010') ?? fallback.transferSyntaxUid,
     instanceNumber: is('x00200013') ?? fallback.instanceNumber,
+    document: documentKeysOf(ds, cs),
   };
 }
 
@@ -148,7 +221,7 @@ const intString = (v: string | null, invented: number) =>
   v && /^[+-]?\d{1,12}$/.test(v.trim()) ? v.trim() : String(invented);
 
 interface Rec {
-  type: 'PATIENT' | 'STUDY' | 'SERIES' | 'IMAGE';
+  type: RecordType;
   /** Elements after the record's own header (0004,1400–1430), in ascending tag order. */
   body: Buffer[];
   children: Rec[];
@@ -196,6 +269,77 @@ function item(content: Buffer): Buffer {
   head.writeUInt16LE(0xe000, 2);
   head.writeUInt32LE(content.length, 4);
   return Buffer.concat([head, content]);
+}
+
+/** An empty value, or a Code Sequence of one item (Explicit VR Little Endian, defined lengths). */
+function codeSequence(code: Code | null): Buffer {
+  if (!code) return Buffer.alloc(0);
+  const content = Buffer.concat([
+    element(0x0008, 0x0100, 'SH', str('SH', code.value, 16)),
+    element(0x0008, 0x0102, 'SH', str('SH', code.scheme, 16)),
+    element(0x0008, 0x0104, 'LO', str('LO', code.meaning, 64)),
+  ]);
+  return item(content);
+}
+
+/**
+ * The record of one instance, with the keys its type requires (PS3.3 F.5): an IMAGE's Instance
+ * Number; a document's content date and time and its concept name; an SR's completion and
+ * verification flags; an encapsulated document's title and MIME type. A Type 1 key the file lacks
+ * gets a placeholder, as dcmmkdir's --invent does; an SR or key object selection without a concept
+ * name (which no valid one lacks) is listed as an IMAGE.
+ */
+function instanceRecord(f: DirectoryFile, instanceNumber: string): Rec {
+  const k = f.keys;
+  const d = k.document;
+  let type = recordTypeOf(k.sopClassUid);
+  if ((type === 'SR DOCUMENT' || type === 'KEY OBJECT DOC') && !d?.conceptName) type = 'IMAGE';
+  const elements: Array<[number, number, string, Buffer]> = [
+    [0x0004, 0x1500, 'CS', multi('CS', f.fileId)],
+    // A file without a SOP Class UID still needs one here; Secondary Capture is the generic image.
+    [0x0004, 0x1510, 'UI', str('UI', k.sopClassUid ?? '1.2.840.10008.5.1.4.1.1.7')],
+    [0x0004, 0x1511, 'UI', str('UI', k.sopInstanceUid)],
+    [0x0004, 0x1512, 'UI', str('UI', k.transferSyntaxUid ?? IMPLICIT_LITTLE_ENDIAN)],
+    [0x0020, 0x0013, 'IS', str('IS', instanceNumber)],
+  ];
+  const texts: string[] = [];
+  if (type === 'SR DOCUMENT' || type === 'KEY OBJECT DOC') {
+    elements.push(
+      [0x0008, 0x0023, 'DA', str('DA', da(d!.contentDate))],
+      [0x0008, 0x0033, 'TM', str('TM', tm(d!.contentTime))],
+      [0x0040, 0xa043, 'SQ', codeSequence(d!.conceptName)],
+    );
+    texts.push(d!.conceptName!.value, d!.conceptName!.scheme, d!.conceptName!.meaning);
+  }
+  if (type === 'SR DOCUMENT') {
+    const flag = d!.verificationFlag === 'VERIFIED' ? 'VERIFIED' : 'UNVERIFIED';
+    elements.push(
+      [0x0040, 0xa491, 'CS', str('CS', d!.completionFlag === 'COMPLETE' ? 'COMPLETE' : 'PARTIAL')],
+      [0x0040, 0xa493, 'CS', str('CS', flag)],
+    );
+    if (flag === 'VERIFIED')
+      elements.push([
+        0x0040,
+        0xa030,
+        'DT',
+        str('DT', d!.verificationDateTime ?? `${DATE_UNKNOWN}${TIME_UNKNOWN}`),
+      ]);
+  }
+  if (type === 'ENCAP DOC') {
+    const mime = d?.mimeType ?? ENCAPSULATED_MIME[k.sopClassUid ?? ''] ?? 'application/octet-stream';
+    elements.push(
+      [0x0008, 0x0023, 'DA', d?.contentDate ? str('DA', da(d.contentDate)) : Buffer.alloc(0)],
+      [0x0008, 0x0033, 'TM', d?.contentTime ? str('TM', tm(d.contentTime)) : Buffer.alloc(0)],
+      [0x0040, 0xa043, 'SQ', codeSequence(d?.conceptName ?? null)],
+      [0x0042, 0x0010, 'ST', str('ST', d?.documentTitle, 1024)],
+      [0x0042, 0x0012, 'LO', str('LO', mime, 64)],
+    );
+    texts.push(
+      d?.documentTitle ?? '',
+      ...(d?.conceptName ? [d.conceptName.value, d.conceptName.meaning] : []),
+    );
+  }
+  return record(type, elements, texts);
 }
 
 /**
@@ -260,20 +404,7 @@ export function buildDicomdir(files: DirectoryFile[]): Buffer {
       study.series.set(k.seriesInstanceUid, series);
       study.rec.children.push(series);
     }
-    series.children.push(
-      record(
-        'IMAGE',
-        [
-          [0x0004, 0x1500, 'CS', multi('CS', f.fileId)],
-          // A file without a SOP Class UID still needs one here; Secondary Capture is the generic image.
-          [0x0004, 0x1510, 'UI', str('UI', k.sopClassUid ?? '1.2.840.10008.5.1.4.1.1.7')],
-          [0x0004, 0x1511, 'UI', str('UI', k.sopInstanceUid)],
-          [0x0004, 0x1512, 'UI', str('UI', k.transferSyntaxUid ?? IMPLICIT_LITTLE_ENDIAN)],
-          [0x0020, 0x0013, 'IS', str('IS', intString(k.instanceNumber, series.children.length + 1))],
-        ],
-        [],
-      ),
-    );
+    series.children.push(instanceRecord(f, intString(k.instanceNumber, series.children.length + 1)));
   }
 
   const roots = [...patients.values()].map((p) => p.rec);

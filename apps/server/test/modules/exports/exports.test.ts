@@ -212,6 +212,19 @@ describe('a full export', () => {
       const dicomFiles = [...entries.keys()].filter((n) => n.startsWith('DICOM/'));
       expect(ids.sort()).toEqual(dicomFiles.sort());
       expect(dump.stdout).toContain('MediaStorageDirectoryStorage');
+      // The delivered report has the record of its kind (PS3.3 F.4), with the keys that kind needs.
+      const types = [...dump.stdout.matchAll(/\(0004,1430\) CS \[([^\]]+)\]/g)].map((m) => m[1]!.trim());
+      expect(new Set(types)).toEqual(
+        new Set([
+          'PATIENT',
+          'STUDY',
+          'SERIES',
+          'IMAGE',
+          'ENCAP DOC',
+          ...(types.includes('SR DOCUMENT') ? ['SR DOCUMENT'] : []),
+        ]),
+      );
+      expect(dump.stdout).toMatch(/\(0042,0012\) LO \[application\/pdf\]/);
       for (const id of ids) {
         const r = run('dcmdump', ['+M', id], dir);
         expect(r.status, `${id}: ${r.stderr}`).toBe(0);
