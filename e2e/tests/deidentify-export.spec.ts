@@ -60,6 +60,10 @@ test('a de-identified copy is made after its preview and opens in the viewer; Ex
   // Settings → Privacy & Sharing → Export my data: ready with a download that holds a DICOMDIR.
   await page.goto('/settings');
   await page.getByRole('tab', { name: 'Privacy & Sharing' }).click();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole('button', { name: 'Export my data' }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('export-card-390.png') });
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.getByRole('button', { name: 'Export my data' }).click();
   const exportsList = page.getByRole('list', { name: 'Your exports' });
   const link = exportsList.getByRole('link', { name: /^Download / }).first();
