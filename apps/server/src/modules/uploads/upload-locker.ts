@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryLocker } from '@tus/server';
 import { ERRORS, type Lock, type Locker, type RequestRelease } from '@tus/utils';
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
-import type { Database } from '../../db/client';
+
+/** What the locker needs of the database (`Database` in db/client.ts). */
+interface LockingDatabase {
+  /** PostgreSQL only; absent on the embedded database. */
+  tryAdvisoryLock?(key: string): Promise<(() => Promise<void>) | null>;
+  sql: { executeSql(text: string, values?: unknown[]): Promise<unknown> };
+}
 
 /** How long a request waits for an upload another request is writing (tus's own default). */
 const ACQUIRE_TIMEOUT_MS = 30_000;
@@ -17,7 +23,7 @@ const RETRY_MS = 50;
  * request's timeout. The embedded database is one process: tus's in-memory locker.
  */
 export function createUploadLocker(
-  database: Pick<Database, 'tryAdvisoryLock' | 'sql'>,
+  database: LockingDatabase,
   feed: ChangeFeed,
   timeoutMs = ACQUIRE_TIMEOUT_MS,
 ): Locker {
@@ -36,7 +42,7 @@ export function createUploadLocker(
       return {
         async lock(signal, requestRelease) {
           const deadline = Date.now() + timeoutMs;
-          for (let asked = false; ; ) {
+          for (let asked = false; ;) {
             release = await tryLock(`tus:${id}`);
             if (release) {
               held.set(id, requestRelease);
