@@ -1,0 +1,177 @@
+/**
+ * A user with 10,000 studies, on PostgreSQL: `GET /api/studies/user/:id` (My Studies; the whole list
+ * in one answer, newest upload first, no paging) at a fixed offered rate, open loop, next to the
+ * trivial `GET /api/health` at the same rate.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/scale/study-list.ts
+ *
+ * BENCH_STUDIES (10000), BENCH_RATE (200 requests/s), BENCH_SECONDS (20) per row.
+ *
+ * The studies (each with one series of 3 instances) are bulk-inserted with SQL into the real tables
+ * of the migrated schema, then `vacuum analyze`. The server is the tests' app (createTestContext) in
+ * this process, on a database created for the run and dropped after it; the load generator
+ * (open-loop.mjs) runs in a process of its own and sends on schedule whatever the answers do,
+ * measuring each latency from the request's scheduled send time. Server CPU per answer is
+ * `process.cpuUsage()` of this process (event loop, zlib and libuv threads) over the row, divided by
+ * the answers.
+ */
+import { execFile } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+
+if (!process.env.DATABASE_URL) {
+  console.error('Set DATABASE_URL to a PostgreSQL server (a database is created for the run and dropped).');
+  process.exit(2);
+}
+const STUDIES = Number(process.env.BENCH_STUDIES ?? 10_000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const loadScript = fileURLToPath(new URL('./open-loop.mjs', import.meta.url));
+
+interface Load {
+  requests: number;
+  answered: number;
+  errors: number;
+  statuses: Record<string, number>;
+  bytes: number;
+  sockets: number;
+  elapsedMs: number;
+  maxSendLagMs: number;
+  latency: { p50: number; p90: number; p99: number; p999: number; max: number };
+  service: { p50: number; p99: number };
+  clientCpuMs: number;
+}
+const openLoop = (job: Record<string, unknown>) =>
+  new Promise<Load>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [loadScript, JSON.stringify(job)],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Load)),
+    ),
+  );
+
+const ctx = await createTestContext({ LOG_LEVEL: 'silent' });
+const sqlClient = new pg.Client({ connectionString: ctx.services.config.databaseUrl });
+await sqlClient.connect();
+const fmtLoad = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+try {
+  const reg = await registerPatient(ctx, 'scale-list@example.com');
+  const token = reg.json().data.authToken as string;
+  const me = await ctx.app.inject({
+    method: 'GET',
+    url: '/api/auth/me',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const userId = me.json().id as string;
+  const t0 = Date.now();
+  for (let from = 0; from < STUDIES; from += 1000) {
+    await sqlClient.query(
+      `with s as (
+         insert into studies (owner_id, study_instance_uid, patient_name, patient_id, study_date, study_description,
+                              institution_name, modalities, series_count, instance_count, size_bytes, created_at, updated_at)
+         select $1::uuid, '2.25.' || (1000000 + g), 'Patient^Number' || g, 'PID' || g,
+                date '2010-01-01' + (g % 5000), 'CT chest with contrast ' || g, 'General Hospital',
+                case g % 3 when 0 then '{CT}'::text[] when 1 then '{MR}'::text[] else '{CR,SR}'::text[] end,
+                1, 3, 3 * 525000, now() - g * interval '1 minute', now()
+         from generate_series($2::int, $3::int) g
+         returning id, study_instance_uid),
+       se as (
+         insert into series (study_id, series_instance_uid, modality, series_number, instance_count)
+         select id, study_instance_uid || '.1', 'CT', 1, 3 from s
+         returning id, study_id, series_instance_uid)
+       insert into instances (study_id, series_id, sop_instance_uid, sop_class_uid, instance_number, transfer_syntax_uid,
+                              size_bytes, crc32, storage_key, storage_offset)
+       select se.study_id, se.id, se.series_instance_uid || '.' || i, '1.2.840.10008.5.1.4.1.1.2', i,
+              '1.2.840.10008.1.2.1', 525000, (hashtext(se.series_instance_uid || i)::bigint & 4294967295),
+              'dicom/' || se.study_id || '/' || i || '.dcm', 0
+       from se, generate_series(1, 3) i`,
+      [userId, from, Math.min(STUDIES, from + 1000) - 1],
+    );
+  }
+  await sqlClient.query('vacuum analyze studies, series, instances');
+  const fillSeconds = (Date.now() - t0) / 1000;
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = ctx.app.server.address();
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const listPath = `/api/studies/user/${userId}`;
+  const auth = { authorization: `Bearer ${token}` };
+  const check = await fetch(`${base}${listPath}`, { headers: auth });
+  const etag = check.headers.get('etag') ?? '';
+  const body = Buffer.from(await check.arrayBuffer());
+  const count = (JSON.parse(body.toString()) as { data: unknown[] }).data.length;
+  if (count !== STUDIES) throw new Error(`expected ${STUDIES} studies, got ${count}`);
+  const gz = await fetch(`${base}${listPath}`, { headers: { ...auth, 'accept-encoding': 'gzip' } });
+  const gzBytes = Number(gz.headers.get('content-length') ?? (await gz.arrayBuffer()).byteLength);
+
+  console.log(
+    `PostgreSQL, database ${ctx.services.config.databaseUrl?.split('/').pop()}; ${cpus().length} cores (${cpus()[0]?.model}); ${STUDIES} studies filled in ${fillSeconds.toFixed(1)} s; answer ${(body.length / 1024).toFixed(0)} KiB (${(gzBytes / 1024).toFixed(0)} KiB gzip)`,
+  );
+  console.log(
+    `offered ${RATE} requests/s for ${SECONDS} s per row, open loop; latency from the scheduled send time`,
+  );
+  const rows: Array<{ name: string; load: Load; cpuMs: number }> = [];
+  const row = async (name: string, path: string, headers: Record<string, string>) => {
+    // Each answer writes an audit row: start every row with the audit table vacuumed.
+    await sqlClient.query('vacuum analyze audit_events');
+    const cpu0 = process.cpuUsage();
+    const load = await openLoop({ url: `${base}${path}`, headers, rate: RATE, seconds: SECONDS });
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, load.answered);
+    rows.push({ name, load, cpuMs });
+    const l = load.latency;
+    console.log(
+      `${name.padEnd(36)} p50 ${l.p50.toFixed(1).padStart(6)} ms  p90 ${l.p90.toFixed(1).padStart(6)}  p99 ${l.p99.toFixed(1).padStart(6)}  p99.9 ${l.p999.toFixed(1).padStart(6)}  max ${l.max.toFixed(1).padStart(6)} | answered ${load.answered}/${load.requests} ${JSON.stringify(load.statuses)} errors ${load.errors} in ${(load.elapsedMs / 1000).toFixed(1)} s, from the actual send p50 ${load.service.p50.toFixed(1)} / p99 ${load.service.p99.toFixed(1)} ms, ${load.sockets} connections, send lag max ${load.maxSendLagMs.toFixed(1)} ms | server CPU ${cpuMs.toFixed(3)} ms/answer (${((cpuMs * RATE) / 10).toFixed(0)} % of a core) | client CPU ${(load.clientCpuMs / load.answered).toFixed(3)} ms/answer | load ${fmtLoad()}`,
+    );
+    return { load, cpuMs };
+  };
+  // Warm-up, not counted (JIT, connection pool, the list cache).
+  await openLoop({
+    url: `${base}${listPath}`,
+    headers: { ...auth, 'accept-encoding': 'gzip, deflate, br' },
+    rate: RATE,
+    seconds: 3,
+  });
+  await openLoop({ url: `${base}${listPath}`, headers: auth, rate: RATE, seconds: 2 });
+  await openLoop({ url: `${base}/api/health`, headers: {}, rate: RATE, seconds: 2 });
+  // What the server process spends with no request at all (job workers polling, timers), per second.
+  const idle0 = process.cpuUsage();
+  const idleT = performance.now();
+  await new Promise((r) => setTimeout(r, 5000));
+  const idleCpu = process.cpuUsage(idle0);
+  const idleMsPerS = (idleCpu.user + idleCpu.system) / 1000 / ((performance.now() - idleT) / 1000);
+  console.log(
+    `server CPU while idle: ${idleMsPerS.toFixed(1)} ms/s (= ${(idleMsPerS / RATE).toFixed(3)} ms per answer at ${RATE}/s, included below)`,
+  );
+  const health = await row('GET /api/health', '/api/health', {});
+  const config = await row('GET /api/config (trivial, authed)', '/api/config', auth);
+  const browser = await row('list, Accept-Encoding (as browsers)', listPath, {
+    ...auth,
+    'accept-encoding': 'gzip, deflate, br',
+  });
+  const revalidate = await row('list, If-None-Match (304)', listPath, { ...auth, 'if-none-match': etag });
+  const plain = await row('list, plain (no Accept-Encoding)', listPath, auth);
+  const config2 = await row('GET /api/config again', '/api/config', auth);
+  const health2 = await row('GET /api/health again', '/api/health', {});
+  const healthCpu = (health.cpuMs + health2.cpuMs) / 2;
+  const configCpu = (config.cpuMs + config2.cpuMs) / 2;
+  console.log(
+    `\ntargets: p99 < 50 ms; server CPU per answer within 2× of /api/health (${healthCpu.toFixed(3)} ms; it writes and fsyncs a probe file and asks the database twice), and, stricter, of /api/config (${configCpu.toFixed(3)} ms):`,
+  );
+  for (const [name, r] of [
+    ['gzip (browser)', browser],
+    ['If-None-Match', revalidate],
+    ['plain', plain],
+  ] as const)
+    console.log(
+      `  ${name.padEnd(16)} p99 ${r.load.latency.p99.toFixed(1)} ms: ${r.load.latency.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | CPU ${(r.cpuMs / healthCpu).toFixed(2)}× /api/health: ${r.cpuMs <= 2 * healthCpu ? 'met' : 'NOT met'} | ${(r.cpuMs / configCpu).toFixed(2)}× /api/config: ${r.cpuMs <= 2 * configCpu ? 'met' : 'NOT met'}`,
+    );
+} finally {
+  await sqlClient.end();
+  await ctx.close();
+}
