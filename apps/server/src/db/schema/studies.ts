@@ -136,6 +136,9 @@ export const instances = pgTable(
   },
   (t) => [
     uniqueIndex('instances_study_sop_key').on(t.studyId, t.sopInstanceUid),
+    // Ingest's duplicate check looks instances up by SOP Instance UID across the owner's studies
+    // (existingInstances): without it PostgreSQL scans every instance of every account.
+    index('instances_sop_idx').on(t.sopInstanceUid),
     index('instances_series_idx').on(t.seriesId),
     uniqueIndex('instances_storage_location_key').on(t.storageKey, t.storageOffset),
   ],

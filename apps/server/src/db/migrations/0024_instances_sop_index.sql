@@ -1,0 +1,1 @@
+CREATE INDEX "instances_sop_idx" ON "instances" USING btree ("sop_instance_uid");
