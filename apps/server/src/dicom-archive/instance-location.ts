@@ -32,3 +32,39 @@ export async function readInstance(storage: ObjectStorage, loc: InstanceLocation
   for await (const c of await openInstance(storage, loc)) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
 }
+
+/**
+ * `items` with each one's instance already being read, up to `depth` ahead of the one in use, so
+ * storage latency overlaps the work on each. An instance over `maxBytes` is not read ahead (`bytes`
+ * null: the caller reads or streams it at its turn), so at most `depth × maxBytes` wait in memory.
+ */
+export async function* readingAhead<T>(
+  storage: ObjectStorage,
+  items: AsyncIterable<T> | Iterable<T>,
+  locate: (item: T) => InstanceLocation,
+  opts: { depth: number; maxBytes: number },
+): AsyncGenerator<{ item: T; bytes: Promise<Buffer> | null }> {
+  const source = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
+  const queue: Array<{ item: T; bytes: Promise<Buffer> | null }> = [];
+  let ended = false;
+  const fill = async () => {
+    while (!ended && queue.length < opts.depth) {
+      const next = await source.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      const loc = locate(next.value);
+      const bytes = loc.sizeBytes <= opts.maxBytes ? readInstance(storage, loc) : null;
+      // A failed read is thrown where the bytes are awaited, not as an unhandled rejection.
+      bytes?.catch(() => undefined);
+      queue.push({ item: next.value, bytes });
+    }
+  };
+  await fill();
+  while (queue.length > 0) {
+    const head = queue.shift()!;
+    await fill();
+    yield head;
+  }
+}

@@ -14,7 +14,7 @@ import {
   PROFILE_EDITION,
 } from '../../dicom/deidentify/profile';
 import { parseDicomHeader, type InstanceHeader } from '../../dicom-archive/dicom-header';
-import { readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
+import { readingAhead, readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
 import { crcOf } from '../../dicom-archive/zip-reader';
 import type { RequestMeta } from '../../http/request-meta';
 import type { JobQueue } from '../../jobs/queue';
@@ -65,8 +65,8 @@ type Deidentified = Extract<DeidentifyResult, { kind: 'deidentified' }>;
 const PROFILE = 'Basic Application Level Confidentiality Profile';
 /** Files of a copy stored (and made durable) together. */
 const STORE_BATCH = 32;
-/** Instances read ahead of the one being de-identified. */
-const READ_AHEAD = 4;
+/** Instances read ahead of the one being de-identified (small ones only: at most 4 × 32 MiB). */
+const READ_AHEAD = { depth: 4, maxBytes: 32 * 1024 * 1024 };
 const OPTION_NAMES: Partial<Record<(typeof APPLIED_OPTIONS)[number], string>> = {
   retainLongitudinalModifiedDates: 'Retain Longitudinal Temporal Information with Modified Dates',
   cleanDescriptors: 'Clean Descriptors',
@@ -111,19 +111,11 @@ export function createDeidentifyService(deps: Deps) {
 
   /** Each instance of the study, de-identified one at a time while the next ones are read. */
   async function* deidentifyAll(rows: SourceRow[], ctx: DeidentifyContext) {
-    const read = (i: number) => {
-      const reading = i < rows.length ? readInstance(storage, rows[i] as InstanceLocation) : null;
-      reading?.catch(() => undefined);
-      return reading;
-    };
-    // A few reads ahead: storage latency overlaps de-identifying (READ_AHEAD files in memory at most).
-    const ahead = Array.from({ length: READ_AHEAD }, (_, i) => read(i));
-    for (const [i, row] of rows.entries()) {
-      const reading = ahead.shift()!;
-      ahead.push(read(i + READ_AHEAD));
+    const location = (row: SourceRow) => row as InstanceLocation;
+    for await (const { item: row, bytes } of readingAhead(storage, rows, location, READ_AHEAD)) {
       let result: DeidentifyResult;
       try {
-        result = deidentifyInstance(await reading, ctx);
+        result = deidentifyInstance(await (bytes ?? readInstance(storage, location(row))), ctx);
       } catch (err) {
         result = {
           kind: 'left-out',

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Bundle } from '@medplum/fhirtypes';
-import { openInstance, readInstance } from '../../dicom-archive/instance-location';
+import { openInstance, readingAhead, readInstance } from '../../dicom-archive/instance-location';
 import type { RequestMeta } from '../../http/request-meta';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { Principal } from '../access';
@@ -92,41 +92,7 @@ async function* keepingPrefix(src: AsyncIterable<Buffer | Uint8Array>, sink: Buf
 }
 
 /** Files read ahead of the one being written, when small enough to hold (at most 8 × 8 MiB). */
-const READ_AHEAD = 8;
-const READ_AHEAD_MAX_BYTES = 8 * 1024 * 1024;
-
-/**
- * The instances with the bytes of the small ones already being read, several ahead of the one
- * being written: the archive's writes no longer wait for each file's open and first read.
- */
-async function* readAheadOf<T extends { inst: ExportInstanceRow }>(
-  storage: ObjectStorage,
-  items: AsyncIterable<T>,
-): AsyncGenerator<{ item: T; bytes: Promise<Buffer> | null }> {
-  const queue: Array<{ item: T; bytes: Promise<Buffer> | null }> = [];
-  const source = items[Symbol.asyncIterator]();
-  let ended = false;
-  const fill = async () => {
-    while (!ended && queue.length < READ_AHEAD) {
-      const next = await source.next();
-      if (next.done) {
-        ended = true;
-        break;
-      }
-      const small = next.value.inst.sizeBytes <= READ_AHEAD_MAX_BYTES;
-      const bytes = small ? readInstance(storage, next.value.inst) : null;
-      // A failed read is thrown where the entry is written, not as an unhandled rejection.
-      bytes?.catch(() => undefined);
-      queue.push({ item: next.value, bytes });
-    }
-  };
-  await fill();
-  while (queue.length > 0) {
-    const head = queue.shift()!;
-    await fill();
-    yield head;
-  }
-}
+const READ_AHEAD = { depth: 8, maxBytes: 8 * 1024 * 1024 };
 
 /** What is already in memory, as the async iterable an entry is read from. */
 async function* oneChunk(bytes: Buffer) {
@@ -217,7 +183,7 @@ export function exportEntries(
           for (const inst of await repo.instancesOf(se.id)) yield { si, ei, study, se, inst };
     }
     if (!deidentify) {
-      for await (const { item, bytes } of readAheadOf(storage, walk())) {
+      for await (const { item, bytes } of readingAhead(storage, walk(), (x) => x.inst, READ_AHEAD)) {
         const { si, ei, study, se, inst } = item;
         const fileId = place(si, ei, se);
         const prefix: Buffer[] = [];
