@@ -143,6 +143,7 @@ test('Share de-identified: the preview shows first, the copy is made and shared,
   const linkDialog = page.getByRole('dialog', { name: 'Share by link / QR' });
   await linkDialog.getByRole('checkbox', { name: 'Link to de-identified copies' }).click();
   await expect(linkDialog.getByText('Sharer^Sam').first()).toBeVisible({ timeout: 30_000 });
+  await page.screenshot({ path: test.info().outputPath('link-deidentified-1280.png') });
   await linkDialog.getByRole('button', { name: 'Create link' }).click();
   await expect(page.getByRole('dialog', { name: 'Your link is ready' })).toBeVisible();
   const links = (await (await page.request.get('/api/studies/links')).json()).links as Array<{
