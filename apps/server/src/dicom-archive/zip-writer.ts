@@ -14,7 +14,8 @@ export type ZipEntry =
 const MAX32 = 0xffffffff;
 const MAX16 = 0xffff;
 
-function dosDateTime(at: Date): { date: number; time: number } {
+/** A ZIP entry's MS-DOS date and time fields (UTC; the format cannot hold dates before 1980). */
+export function dosDateTime(at: Date): { date: number; time: number } {
   const year = Math.max(1980, at.getUTCFullYear());
   return {
     date: ((year - 1980) << 9) | ((at.getUTCMonth() + 1) << 5) | at.getUTCDate(),
@@ -22,7 +23,8 @@ function dosDateTime(at: Date): { date: number; time: number } {
   };
 }
 
-interface Written {
+/** What a central directory record says about one entry written at `offset`. */
+export interface WrittenEntry {
   name: Buffer;
   size: number;
   crc: number;
@@ -41,7 +43,7 @@ export async function* zipStream(
   opts: { at: Date; onBytes?: (n: number) => void },
 ): AsyncGenerator<Buffer> {
   const { date, time } = dosDateTime(opts.at);
-  const written: Written[] = [];
+  const written: WrittenEntry[] = [];
   let offset = 0;
   for await (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
@@ -84,7 +86,8 @@ function flags(name: Buffer): number {
   return name.some((c) => c > 0x7f) ? 0x0800 : 0;
 }
 
-function localHeader(name: Buffer, size: number, crc: number, date: number, time: number): Buffer {
+/** An entry's local file header (store mode; ZIP64 extra field when the size needs it). */
+export function localHeader(name: Buffer, size: number, crc: number, date: number, time: number): Buffer {
   const zip64 = size >= MAX32;
   const extraLen = zip64 ? 20 : 0;
   const b = Buffer.alloc(30 + name.length + extraLen);
@@ -110,10 +113,22 @@ function localHeader(name: Buffer, size: number, crc: number, date: number, time
   return b;
 }
 
-function centralHeader(w: Written, date: number, time: number): Buffer {
+function zip64Fields(w: WrittenEntry): bigint[] {
   const fields: bigint[] = [];
   if (w.size >= MAX32) fields.push(BigInt(w.size), BigInt(w.size));
   if (w.offset >= MAX32) fields.push(BigInt(w.offset));
+  return fields;
+}
+
+/** The length of `centralHeader(w, …)`, known without building it (a ZIP laid out up front). */
+export function centralHeaderLength(w: WrittenEntry): number {
+  const n = zip64Fields(w).length;
+  return 46 + w.name.length + (n > 0 ? 4 + n * 8 : 0);
+}
+
+/** An entry's central directory record, with the ZIP64 extra field where a size or offset needs it. */
+export function centralHeader(w: WrittenEntry, date: number, time: number): Buffer {
+  const fields = zip64Fields(w);
   const zip64 = fields.length > 0;
   const extraLen = zip64 ? 4 + fields.length * 8 : 0;
   const b = Buffer.alloc(46 + w.name.length + extraLen);

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { openInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
-import { zipEndRecords } from '../../dicom-archive/zip-writer';
+import {
+  centralHeader,
+  centralHeaderLength,
+  dosDateTime,
+  localHeader,
+  zipEndRecords,
+  type WrittenEntry,
+} from '../../dicom-archive/zip-writer';
 
 /** One file of the archive: its bytes are a stored instance, whose size and CRC-32 are known up front. */
 export interface ZipItem {
@@ -18,10 +25,8 @@ type Segment =
 
 type SegmentWithoutStart = Segment extends infer S ? (S extends Segment ? Omit<S, 'start'> : never) : never;
 
-const MAX32 = 0xffffffff;
 // Fixed timestamp (1980-01-01 00:00, the DOS epoch) so the same study always gives the same bytes.
-const DOS_TIME = 0;
-const DOS_DATE = (0 << 9) | (1 << 5) | 1;
+const { date: DOS_DATE, time: DOS_TIME } = dosDateTime(new Date(Date.UTC(1980, 0, 1)));
 
 /**
  * A store-mode ZIP laid out before any byte is sent: every offset, the total length and an ETag
@@ -36,12 +41,12 @@ export class ZipLayout {
   constructor(items: ZipItem[]) {
     const hash = createHash('sha256');
     let offset = 0;
-    const central: Array<{ item: ZipItem; name: Buffer; offset: number }> = [];
+    const central: WrittenEntry[] = [];
     for (const item of items) {
       const name = Buffer.from(item.name, 'utf8');
-      const header = localHeader(item, name);
+      const header = localHeader(name, item.size, item.crc32 >>> 0, DOS_DATE, DOS_TIME);
       this.push({ kind: 'bytes', length: header.length, make: () => header });
-      central.push({ item, name, offset });
+      central.push({ name, size: item.size, crc: item.crc32 >>> 0, offset });
       offset += header.length;
       if (item.size > 0) this.push({ kind: 'object', length: item.size, location: item.location });
       offset += item.size;
@@ -49,8 +54,8 @@ export class ZipLayout {
     }
     const cdStart = offset;
     for (const c of central) {
-      const len = centralHeaderLength(c.item, c.name, c.offset);
-      this.push({ kind: 'bytes', length: len, make: () => centralHeader(c.item, c.name, c.offset) });
+      const len = centralHeaderLength(c);
+      this.push({ kind: 'bytes', length: len, make: () => centralHeader(c, DOS_DATE, DOS_TIME) });
       offset += len;
     }
     const end = zipEndRecords(central.length, cdStart, offset - cdStart);
@@ -101,84 +106,6 @@ export class ZipLayout {
     }
     return Readable.from(generate(), { objectMode: false });
   }
-}
-
-function needsZip64(item: ZipItem): boolean {
-  return item.size >= MAX32;
-}
-
-function localHeader(item: ZipItem, name: Buffer): Buffer {
-  const zip64 = needsZip64(item);
-  const extraLen = zip64 ? 20 : 0;
-  const b = Buffer.alloc(30 + name.length + extraLen);
-  b.writeUInt32LE(0x04034b50, 0);
-  b.writeUInt16LE(zip64 ? 45 : 20, 4);
-  b.writeUInt16LE(name.some((c) => c > 0x7f) ? 0x0800 : 0, 6);
-  b.writeUInt16LE(0, 8); // stored
-  b.writeUInt16LE(DOS_TIME, 10);
-  b.writeUInt16LE(DOS_DATE, 12);
-  b.writeUInt32LE(item.crc32 >>> 0, 14);
-  b.writeUInt32LE(zip64 ? MAX32 : item.size, 18);
-  b.writeUInt32LE(zip64 ? MAX32 : item.size, 22);
-  b.writeUInt16LE(name.length, 26);
-  b.writeUInt16LE(extraLen, 28);
-  name.copy(b, 30);
-  if (zip64) {
-    const x = 30 + name.length;
-    b.writeUInt16LE(0x0001, x);
-    b.writeUInt16LE(16, x + 2);
-    b.writeBigUInt64LE(BigInt(item.size), x + 4);
-    b.writeBigUInt64LE(BigInt(item.size), x + 12);
-  }
-  return b;
-}
-
-function zip64Fields(item: ZipItem, offset: number): bigint[] {
-  const fields: bigint[] = [];
-  if (item.size >= MAX32) fields.push(BigInt(item.size), BigInt(item.size));
-  if (offset >= MAX32) fields.push(BigInt(offset));
-  return fields;
-}
-
-function centralHeaderLength(item: ZipItem, name: Buffer, offset: number): number {
-  const n = zip64Fields(item, offset).length;
-  return 46 + name.length + (n > 0 ? 4 + n * 8 : 0);
-}
-
-function centralHeader(item: ZipItem, name: Buffer, offset: number): Buffer {
-  const fields = zip64Fields(item, offset);
-  const extraLen = fields.length > 0 ? 4 + fields.length * 8 : 0;
-  const zip64 = fields.length > 0;
-  const b = Buffer.alloc(46 + name.length + extraLen);
-  b.writeUInt32LE(0x02014b50, 0);
-  b.writeUInt16LE(45, 4); // made by: spec version 4.5
-  b.writeUInt16LE(zip64 ? 45 : 20, 6);
-  b.writeUInt16LE(name.some((c) => c > 0x7f) ? 0x0800 : 0, 8);
-  b.writeUInt16LE(0, 10);
-  b.writeUInt16LE(DOS_TIME, 12);
-  b.writeUInt16LE(DOS_DATE, 14);
-  b.writeUInt32LE(item.crc32 >>> 0, 16);
-  b.writeUInt32LE(item.size >= MAX32 ? MAX32 : item.size, 20);
-  b.writeUInt32LE(item.size >= MAX32 ? MAX32 : item.size, 24);
-  b.writeUInt16LE(name.length, 28);
-  b.writeUInt16LE(extraLen, 30);
-  b.writeUInt16LE(0, 32); // comment
-  b.writeUInt16LE(0, 34); // disk
-  b.writeUInt16LE(0, 36); // internal attributes
-  b.writeUInt32LE(0, 38); // external attributes
-  b.writeUInt32LE(offset >= MAX32 ? MAX32 : offset, 42);
-  name.copy(b, 46);
-  if (zip64) {
-    let x = 46 + name.length;
-    b.writeUInt16LE(0x0001, x);
-    b.writeUInt16LE(fields.length * 8, x + 2);
-    x += 4;
-    for (const f of fields) {
-      b.writeBigUInt64LE(f, x);
-      x += 8;
-    }
-  }
-  return b;
 }
 
 /** Parses a single `Range: bytes=…` header against a length. Null means "serve the whole thing". */
