@@ -7,7 +7,7 @@ import { repoRoot, webDistDir } from './paths';
 import { buildViewerApp } from './modules/viewer';
 import path from 'node:path';
 import { ensureDemoData } from './modules/demo';
-import { ensureAdmin } from './seed';
+import { ensureAdmin, seedReferenceData } from './seed';
 import { createServices } from './services';
 import { tuneHeapForUploads } from './heap-tuning';
 
@@ -34,6 +34,7 @@ async function main(command: string, flags: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       const services = await createServices(config, log, { runWorkers: config.serveRunsJobs });
+      await seedReferenceData(services);
       await ensureAdmin(services);
       if (config.demoData) await ensureDemoData(services);
       const app = await buildApp(services, { webDistDir });
@@ -76,6 +77,7 @@ async function main(command: string, flags: string[]): Promise<void> {
     }
     case 'seed': {
       const services = await createServices(config, log, { runWorkers: false });
+      await seedReferenceData(services);
       await ensureAdmin(services);
       if (config.demoData) await ensureDemoData(services);
       await services.close();

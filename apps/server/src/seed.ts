@@ -4,6 +4,24 @@ import { hashPassword } from './modules/auth';
 import type { Services } from './services';
 
 /**
+ * The data every installation starts with, applied on each `serve` and by `seed` (each step adds
+ * only what is missing, so a later start changes nothing an admin edited): the platform's own
+ * automated analysis provider, the analysis catalogue that names it, and the help centre's
+ * starting articles. Building services does not seed, so tests copy one seeded database
+ * (test/global-setup.ts) instead of seeding in every file.
+ */
+export async function seedReferenceData(
+  services: Pick<Services, 'providers' | 'analysisServices' | 'help' | 'log'>,
+): Promise<void> {
+  const automatedProviderId = await services.providers.ensureAutomatedProvider();
+  // The catalogue names directory providers, so it is seeded after them.
+  const seededServices = await services.analysisServices.ensureCatalogue(automatedProviderId);
+  if (seededServices) services.log.info({ services: seededServices }, 'analysis service catalogue seeded');
+  const seededArticles = await services.help.ensureArticles();
+  if (seededArticles) services.log.info({ articles: seededArticles }, 'help articles seeded');
+}
+
+/**
  * First start: creates the admin account and prints its one-time password once. Later starts
  * find the admin and print nothing.
  */

@@ -150,7 +150,7 @@ export interface Services {
   /** Liveness of database, storage and queue. */
   health: HealthService;
   notifications: NotificationsService;
-  /** The provider directory (seeded on first start) and each user's trusted network. */
+  /** The provider directory (its automated provider seeded by seed.ts) and each user's trusted network. */
   providers: ProvidersService;
   /** A user's pending study jobs. */
   jobsService: JobsService;
@@ -191,7 +191,7 @@ export interface Services {
   ownership: OwnershipService;
   /** The card processor: the embedded sandbox, or Stripe (STRIPE_* vars). */
   payments: PaymentsPort;
-  /** The analysis service catalogue (seeded on first start). */
+  /** The analysis service catalogue (seeded by seed.ts). */
   analysisServices: ServicesService;
   /** Admin → Services: the catalogue's services and offers. */
   catalogueAdmin: CatalogueAdminService;
@@ -207,8 +207,8 @@ export interface Services {
   analysis: AnalysisService;
   /** External AI vendors: webhook settings, orders sent to them, their credentials and reports. */
   vendors: VendorsService;
-  /** Help centre articles (seeded on start) and their authoring. */
   ratings: RatingsService;
+  /** Help centre articles (seeded by seed.ts) and their authoring. */
   help: HelpService;
   close(): Promise<void>;
 }
@@ -467,8 +467,7 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       onFulfillerLost,
       now,
     });
-    const automatedProviderId = await providers.ensureAutomatedProvider();
-    // The help centre; a start adds the seeded articles still missing.
+    // The help centre (its starting articles are applied by seed.ts, seedReferenceData).
     const help = createHelpService({
       repo: createHelpRepository(database.db),
       storage,
@@ -476,8 +475,6 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       requireRecentSignIn,
       now,
     });
-    const seededArticles = await help.ensureArticles();
-    if (seededArticles) log.info({ articles: seededArticles }, 'help articles seeded');
     // Sharing: study shares, ownership moves and access receipts.
     const sharingRepo = createSharingRepository(database.db);
     const sharing = createSharingService({
@@ -509,15 +506,13 @@ export async function createServices(config: Config, log: Logger, opts: ServiceO
       defaultMaxStorageBytes: defaultQuotaBytes(config.defaultMaxStorageGB),
       now,
     });
-    // Analysis services: the catalogue names directory providers, so it is seeded after them.
+    // Analysis services: the catalogue (seeded by seed.ts, seedReferenceData).
     const analysisServices = createServicesService({
       repo: createServicesRepository(database.db),
       audit,
       professionalProviderId: (userId) => providers.professional.providerId(userId),
       now,
     });
-    const seededServices = await analysisServices.ensureCatalogue(automatedProviderId);
-    if (seededServices) log.info({ services: seededServices }, 'analysis service catalogue seeded');
     const catalogueAdmin = createCatalogueAdminService({
       repo: createCatalogueAdminRepository(database.db),
       audit,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createLogger } from '../src/logger';
+import { seedReferenceData } from '../src/seed';
 import { createServices } from '../src/services';
 import { createPostgresDatabase, dropPostgresDatabase, testConfig } from './helpers/test-database';
 
@@ -25,6 +26,7 @@ export default async function setup(project: TestProject) {
   });
   const imagePath = path.join(dir, 'database.tar');
   try {
+    await seedReferenceData(services);
     const image = databaseUrl ? undefined : await services.database.image?.();
     if (image) await writeFile(imagePath, new Uint8Array(await image.arrayBuffer()));
   } finally {

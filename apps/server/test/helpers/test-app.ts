@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import { createServices, type Services } from '../../src/services';
+import { seedReferenceData } from '../../src/seed';
 import { createPostgresDatabase, dropPostgresDatabase, testConfig } from './test-database';
 
 export interface TestContext {
@@ -66,6 +67,8 @@ export async function createTestContext(
     databaseImage: databaseUrl ? undefined : await pgliteImage(),
     now: opts.now,
   });
+  // Without test/global-setup.ts's seeded copy (the benchmarks), seed as `serve` does.
+  if (!databaseTemplate() && !opts.sameDatabaseAs) await seedReferenceData(services);
   const app = await buildApp(services, { logRequests: false });
   opts.beforeReady?.(app);
   await app.ready();

@@ -33,6 +33,7 @@ const MAX_TERM_LENGTH = 60;
 const IMAGE_MAX_SIDE = 1600;
 /** Where article images live in object storage. */
 const imageKey = (name: string) => `help/images/${name}`;
+const SEED_IMAGES = new Set(HELP_SEED_ARTICLES.flatMap((a) => a.images));
 
 type Row = Omit<HelpArticleRow, 'search'>;
 
@@ -135,14 +136,11 @@ export function createHelpService(deps: HelpDeps) {
 
   return {
     /**
-     * First start (and every start after): adds the seeded articles still missing and puts their
-     * screenshots into object storage. Safe for several processes starting at once.
+     * First start (and every start after, from seed.ts): adds the seeded articles still missing.
+     * Their screenshots reach object storage when first asked for (`image`). Safe for several
+     * processes starting at once.
      */
     async ensureArticles(): Promise<number> {
-      for (const name of new Set(HELP_SEED_ARTICLES.flatMap((a) => a.images))) {
-        if (await storage.stat(imageKey(name))) continue;
-        await storage.put(imageKey(name), await readSeedImage(name), { contentType: 'image/webp' });
-      }
       const have = await repo.seedKeys();
       const missing = HELP_SEED_ARTICLES.map((seed, i) => ({ seed, i })).filter(
         ({ seed }) => !have.has(seed.key),
@@ -190,7 +188,14 @@ export function createHelpService(deps: HelpDeps) {
 
     /** An article image: `/api/kb/images/<name>`. */
     async image(name: string): Promise<{ body: Readable; size: number; contentType: string }> {
-      const stat = HELP_IMAGE_NAME.test(name) ? await storage.stat(imageKey(name)) : null;
+      let stat = HELP_IMAGE_NAME.test(name) ? await storage.stat(imageKey(name)) : null;
+      // A seeded article's screenshot ships with the app and is put into storage on first use, so
+      // a new store (or a bucket restored without it) still shows it.
+      if (!stat && SEED_IMAGES.has(name)) {
+        const bytes = await readSeedImage(name);
+        await storage.put(imageKey(name), bytes, { contentType: 'image/webp', size: bytes.length });
+        stat = await storage.stat(imageKey(name));
+      }
       if (!stat) throw new AppError('NOT_FOUND', 'Image not found');
       return {
         body: await storage.get(imageKey(name)),
