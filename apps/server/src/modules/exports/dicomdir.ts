@@ -4,14 +4,26 @@ import { readDataSet } from '../../dicom/data-set';
 import { IMPLICIT_LITTLE_ENDIAN } from '../../dicom/transfer-syntax';
 import type { CharacterSet } from '../../dicom/charset';
 import { ascii, dataSetCharacterSet, firstCode, personName, text, uid } from '../../dicom/values';
+import {
+  hasRequiredObjectKeys,
+  objectKeysOf,
+  objectRecordTypeOf,
+  presentationReferencesOf,
+  type ObjectKeys,
+  type ObjectRecordType,
+  type SeriesReference,
+  type StudyReference,
+} from './dicomdir-record-keys';
 
 /**
  * A DICOMDIR (PS3.10 Basic Directory IOD, PS3.3 Annex F) for the General Purpose CD-R / DVD
- * interchange profiles of PS3.11 (STD-GEN-CD, STD-GEN-DVD): PATIENT → STUDY → SERIES → IMAGE
- * records, each pointing at its next sibling and its first child by byte offset from the start of
- * the file, written by hand in Explicit VR Little Endian (the only syntax PS3.11 allows for it).
+ * interchange profiles of PS3.11 (STD-GEN-CD, STD-GEN-DVD): PATIENT → STUDY → SERIES → instance
+ * records (IMAGE, SR DOCUMENT, PRESENTATION, RT DOSE, WAVEFORM, …), each pointing at its next
+ * sibling and its first child by byte offset from the start of the file, written by hand in
+ * Explicit VR Little Endian (the only syntax PS3.11 allows for it).
  * Checked with dcmtk (`dcmdump +M`) and dicom3tools (`dciodvfy`) in
- * test/modules/exports/export-dicom.test.ts.
+ * test/modules/exports/exports.test.ts and, record type by record type, in
+ * test/modules/exports/dicomdir-records.test.ts.
  */
 
 export const DICOMDIR_SOP_CLASS = '1.2.840.10008.1.3.10';
@@ -39,8 +51,13 @@ export interface InstanceKeys {
   sopInstanceUid: string;
   transferSyntaxUid: string | null;
   instanceNumber: string | null;
-  /** Keys of a document's record (SR DOCUMENT, KEY OBJECT DOC, ENCAP DOC), read from the file. */
+  /**
+   * Keys of a document's record (SR DOCUMENT, KEY OBJECT DOC, ENCAP DOC), read from the file; a
+   * WAVEFORM record's content date and time come from here too.
+   */
   document?: DocumentKeys;
+  /** Keys of a presentation state's or an RT object's record, read from the file. */
+  object?: ObjectKeys;
 }
 
 /** A coded concept (Code Value, Coding Scheme Designator, Code Meaning). */
@@ -61,7 +78,15 @@ export interface DocumentKeys {
   mimeType: string | null;
 }
 
-type RecordType = 'PATIENT' | 'STUDY' | 'SERIES' | 'IMAGE' | 'SR DOCUMENT' | 'KEY OBJECT DOC' | 'ENCAP DOC';
+type RecordType =
+  | 'PATIENT'
+  | 'STUDY'
+  | 'SERIES'
+  | 'IMAGE'
+  | 'SR DOCUMENT'
+  | 'KEY OBJECT DOC'
+  | 'ENCAP DOC'
+  | ObjectRecordType;
 
 const SR_CLASSES = '1.2.840.10008.5.1.4.1.1.88.';
 const KEY_OBJECT_SELECTION = '1.2.840.10008.5.1.4.1.1.88.59';
@@ -76,16 +101,17 @@ const ENCAPSULATED_MIME: Record<string, string> = {
 };
 
 /**
- * The record type of an instance (PS3.3 F.4, Table F.4-1): structured reports, key object
- * selections and encapsulated documents have records of their own; every other instance is an IMAGE
- * record here (presentation states, RT objects and waveforms included, with an IMAGE record's keys).
+ * The record type of an instance (PS3.3 F.4, Table F.4-1, and F.5): structured reports, key object
+ * selections, encapsulated documents, presentation states, first-generation RT objects and waveforms
+ * have records of their own (the classes of the last three are listed in dicomdir-record-keys.ts);
+ * every other instance is an IMAGE record here.
  */
 export function recordTypeOf(sopClassUid: string | null): RecordType {
   if (!sopClassUid) return 'IMAGE';
   if (sopClassUid === KEY_OBJECT_SELECTION) return 'KEY OBJECT DOC';
   if (sopClassUid.startsWith(SR_CLASSES)) return 'SR DOCUMENT';
   if (sopClassUid.startsWith(ENCAPSULATED_CLASSES)) return 'ENCAP DOC';
-  return 'IMAGE';
+  return objectRecordTypeOf(sopClassUid) ?? 'IMAGE';
 }
 
 function codeOf(ds: DataSet | undefined, tag: string, cs: CharacterSet): Code | null {
@@ -155,6 +181,7 @@ export function directoryKeysOf(prefix: Uint8Array, fallback: InstanceKeys): Ins
     transferSyntaxUid: uid(ds, 'x00020010') ?? fallback.transferSyntaxUid,
     instanceNumber: is('x00200013') ?? fallback.instanceNumber,
     document: documentKeysOf(ds, cs),
+    object: objectKeysOf(ds, cs),
   };
 }
 
@@ -211,14 +238,23 @@ function us(n: number): Buffer {
 const DATE_UNKNOWN = '19000101';
 const TIME_UNKNOWN = '000000';
 
-/** A DA as written (YYYYMMDD); the index keeps YYYY-MM-DD. */
-const da = (v: string | null) => {
+/** A DA as written (YYYYMMDD), or null when it is none; the index keeps YYYY-MM-DD. */
+const validDa = (v: string | null) => {
   const d = (v ?? '').replace(/[-.]/g, '');
-  return /^\d{8}$/.test(d) ? d : DATE_UNKNOWN;
+  return /^\d{8}$/.test(d) ? d : null;
 };
-const tm = (v: string | null) => (v && /^\d{2}(\d{2}(\d{2}(\.\d{1,6})?)?)?$/.test(v) ? v : TIME_UNKNOWN);
+const validTm = (v: string | null) => (v && /^\d{2}(\d{2}(\d{2}(\.\d{1,6})?)?)?$/.test(v) ? v : null);
+/** A Type 1 date or time: a placeholder when there is none. */
+const da = (v: string | null) => validDa(v) ?? DATE_UNKNOWN;
+const tm = (v: string | null) => validTm(v) ?? TIME_UNKNOWN;
+/** A Type 2 date or time: empty when there is none. */
+const da2 = (v: string | null) => validDa(v) ?? '';
+const tm2 = (v: string | null) => validTm(v) ?? '';
 const intString = (v: string | null, invented: number) =>
   v && /^[+-]?\d{1,12}$/.test(v.trim()) ? v.trim() : String(invented);
+
+/** A record's elements: group, element, VR and value. */
+type Elements = Array<[number, number, string, Buffer]>;
 
 interface Rec {
   type: RecordType;
@@ -229,7 +265,7 @@ interface Rec {
   offset?: number;
 }
 
-function record(type: Rec['type'], elements: Array<[number, number, string, Buffer]>, texts: string[]): Rec {
+function record(type: Rec['type'], elements: Elements, texts: string[]): Rec {
   const body: Buffer[] = [];
   // Specific Character Set (0008,0005) when a text value of this record is not plain ASCII.
   const charset = texts.some((t) => !isAscii(t))
@@ -282,19 +318,134 @@ function codeSequence(code: Code | null): Buffer {
   return item(content);
 }
 
+/** A sequence of items, each the concatenation of its elements (in ascending tag order). */
+function sequence(items: Buffer[][]): Buffer {
+  return Buffer.concat(items.map((elements) => item(Buffer.concat(elements))));
+}
+
+/** Items of a Referenced Series Sequence with only what PS3.3 Table F.5-23 asks of them. */
+function seriesItems(series: SeriesReference[]): Buffer[][] {
+  return series.map((s) => [
+    element(
+      0x0008,
+      0x1140,
+      'SQ',
+      sequence(
+        s.images.map((im) => [
+          element(0x0008, 0x1150, 'UI', str('UI', im.sopClassUid)),
+          element(0x0008, 0x1155, 'UI', str('UI', im.sopInstanceUid)),
+        ]),
+      ),
+    ),
+    element(0x0020, 0x000e, 'UI', str('UI', s.seriesInstanceUid)),
+  ]);
+}
+
+function blendingItems(studies: StudyReference[]): Buffer[][] {
+  return studies.map((st) => [
+    element(0x0008, 0x1115, 'SQ', sequence(seriesItems(st.series))),
+    element(0x0020, 0x000d, 'UI', str('UI', st.studyInstanceUid)),
+  ]);
+}
+
+/**
+ * The keys of a presentation state's, an RT object's or a waveform's record beyond its Instance
+ * Number (PS3.3 Tables F.5-19 to F.5-24): Type 1 keys present (dates and times with a placeholder
+ * when the file has none), Type 2 keys present and empty when the file has none, Type 1C keys when
+ * their condition holds, and the text values among them (for the record's character set).
+ */
+function objectRecordKeys(
+  type: ObjectRecordType,
+  sopClassUid: string,
+  k: ObjectKeys | undefined,
+  d: DocumentKeys | undefined,
+): { elements: Elements; texts: string[] } {
+  switch (type) {
+    case 'PRESENTATION': {
+      const refs = presentationReferencesOf(sopClassUid);
+      const elements: Elements = [
+        [0x0070, 0x0080, 'CS', str('CS', k!.contentLabel, 16)],
+        [0x0070, 0x0081, 'LO', str('LO', k!.contentDescription, 64)],
+        [0x0070, 0x0082, 'DA', str('DA', da(k!.presentationCreationDate))],
+        [0x0070, 0x0083, 'TM', str('TM', tm(k!.presentationCreationTime))],
+        [0x0070, 0x0084, 'PN', str('PN', k!.contentCreatorName)],
+      ];
+      if (refs === 'series')
+        elements.push([0x0008, 0x1115, 'SQ', sequence(seriesItems(k!.referencedSeries!))]);
+      if (refs === 'blending') elements.push([0x0070, 0x0402, 'SQ', sequence(blendingItems(k!.blending!))]);
+      return { elements, texts: [k!.contentDescription ?? '', k!.contentCreatorName ?? ''] };
+    }
+    case 'RT DOSE': {
+      const elements: Elements = [[0x3004, 0x000a, 'CS', str('CS', k!.doseSummationType, 16)]];
+      // Dose Comment is Type 3: written when the file has one.
+      if (k!.doseComment) elements.push([0x3004, 0x0006, 'LO', str('LO', k!.doseComment, 64)]);
+      return { elements, texts: [k!.doseComment ?? ''] };
+    }
+    case 'RT STRUCTURE SET':
+      return {
+        elements: [
+          [0x3006, 0x0002, 'SH', str('SH', k!.structureSetLabel, 16)],
+          [0x3006, 0x0008, 'DA', str('DA', da2(k!.structureSetDate))],
+          [0x3006, 0x0009, 'TM', str('TM', tm2(k!.structureSetTime))],
+        ],
+        texts: [k!.structureSetLabel ?? ''],
+      };
+    case 'RT PLAN':
+      return {
+        elements: [
+          [0x300a, 0x0002, 'SH', str('SH', k!.rtPlanLabel, 16)],
+          [0x300a, 0x0006, 'DA', str('DA', da2(k!.rtPlanDate))],
+          [0x300a, 0x0007, 'TM', str('TM', tm2(k!.rtPlanTime))],
+        ],
+        texts: [k!.rtPlanLabel ?? ''],
+      };
+    case 'RT TREAT RECORD':
+      return {
+        elements: [
+          [0x3008, 0x0250, 'DA', str('DA', da2(k?.treatmentDate ?? null))],
+          [0x3008, 0x0251, 'TM', str('TM', tm2(k?.treatmentTime ?? null))],
+        ],
+        texts: [],
+      };
+    case 'WAVEFORM':
+      return {
+        elements: [
+          [0x0008, 0x0023, 'DA', str('DA', da(d?.contentDate ?? null))],
+          [0x0008, 0x0033, 'TM', str('TM', tm(d?.contentTime ?? null))],
+        ],
+        texts: [],
+      };
+  }
+}
+
+const OBJECT_RECORD_TYPES = new Set<RecordType>([
+  'PRESENTATION',
+  'RT DOSE',
+  'RT STRUCTURE SET',
+  'RT PLAN',
+  'RT TREAT RECORD',
+  'WAVEFORM',
+]);
+const isObjectRecordType = (t: RecordType): t is ObjectRecordType => OBJECT_RECORD_TYPES.has(t);
+
 /**
  * The record of one instance, with the keys its type requires (PS3.3 F.5): an IMAGE's Instance
  * Number; a document's content date and time and its concept name; an SR's completion and
- * verification flags; an encapsulated document's title and MIME type. A Type 1 key the file lacks
- * gets a placeholder, as dcmmkdir's --invent does; an SR or key object selection without a concept
- * name (which no valid one lacks) is listed as an IMAGE.
+ * verification flags; an encapsulated document's title and MIME type; a presentation state's
+ * creation date and time, content identification and the images it applies to; an RT object's
+ * label, date and time (or dose summation type); a waveform's content date and time. A Type 1 date,
+ * time or number the file lacks gets a placeholder, as dcmmkdir's --invent does; an instance
+ * lacking a Type 1 key that cannot be made up (an SR's or key object selection's concept name, a
+ * presentation state's label or referenced images, an RT object's label), which no valid one lacks,
+ * is listed as an IMAGE.
  */
 function instanceRecord(f: DirectoryFile, instanceNumber: string): Rec {
   const k = f.keys;
   const d = k.document;
   let type = recordTypeOf(k.sopClassUid);
   if ((type === 'SR DOCUMENT' || type === 'KEY OBJECT DOC') && !d?.conceptName) type = 'IMAGE';
-  const elements: Array<[number, number, string, Buffer]> = [
+  if (isObjectRecordType(type) && !hasRequiredObjectKeys(type, k.sopClassUid ?? '', k.object)) type = 'IMAGE';
+  const elements: Elements = [
     [0x0004, 0x1500, 'CS', multi('CS', f.fileId)],
     // A file without a SOP Class UID still needs one here; Secondary Capture is the generic image.
     [0x0004, 0x1510, 'UI', str('UI', k.sopClassUid ?? '1.2.840.10008.5.1.4.1.1.7')],
@@ -338,6 +489,11 @@ function instanceRecord(f: DirectoryFile, instanceNumber: string): Rec {
       d?.documentTitle ?? '',
       ...(d?.conceptName ? [d.conceptName.value, d.conceptName.meaning] : []),
     );
+  }
+  if (isObjectRecordType(type)) {
+    const keys = objectRecordKeys(type, k.sopClassUid ?? '', k.object, d);
+    elements.push(...keys.elements);
+    texts.push(...keys.texts);
   }
   return record(type, elements, texts);
 }
