@@ -17,6 +17,11 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   retry: { limit: number; delaySeconds: number };
   /** Also run on this cron schedule (UTC); pg-boss makes one process send each due run. */
   cron?: string;
+  /**
+   * How many of these jobs one process runs at once on PostgreSQL (default 1; always 1 on the embedded
+   * database). For jobs that mostly wait on the database and storage, so one overlaps another's waits.
+   */
+  concurrency?: number;
   handler(data: z.infer<S>, ctx: { jobId: string; log: Logger }): Promise<void>;
 }
 
@@ -105,6 +110,28 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
   // The embedded database admits one process: whatever it finds active was left by a process that died.
   if (database.kind === 'pglite') await leases.reclaimAllActive();
 
+  /** One pg-boss worker (a polling loop taking one job at a time) for `def`. */
+  async function workOn(def: JobDefinition): Promise<void> {
+    const id = await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: 1 }, async (batch) => {
+      inFlight++;
+      try {
+        for (const job of batch) {
+          const jobLog = log.child({ job: def.name, jobId: job.id });
+          await leases.hold(job.id, def.name);
+          try {
+            const data = def.payload.parse(job.data);
+            await def.handler(data, { jobId: job.id, log: jobLog });
+          } finally {
+            await leases.release(job.id);
+          }
+        }
+      } finally {
+        inFlight--;
+      }
+    });
+    workerIds.push(id);
+  }
+
   return {
     jobs: registered,
     async register(jobs) {
@@ -132,24 +159,9 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
     },
     async work() {
       for (const def of registered) {
-        const id = await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: 1 }, async (batch) => {
-          inFlight++;
-          try {
-            for (const job of batch) {
-              const jobLog = log.child({ job: def.name, jobId: job.id });
-              await leases.hold(job.id, def.name);
-              try {
-                const data = def.payload.parse(job.data);
-                await def.handler(data, { jobId: job.id, log: jobLog });
-              } finally {
-                await leases.release(job.id);
-              }
-            }
-          } finally {
-            inFlight--;
-          }
-        });
-        workerIds.push(id);
+        // The embedded database runs one query at a time in this process: a second job would only queue.
+        const concurrency = database.kind === 'pglite' ? 1 : (def.concurrency ?? 1);
+        for (let i = 0; i < concurrency; i++) await workOn(def);
       }
       leases.start();
     },

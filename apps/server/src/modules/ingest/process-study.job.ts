@@ -68,6 +68,10 @@ export function processStudyJob(deps: Deps) {
   const job = defineJob({
     ...PROCESS_STUDY,
     retry: { limit: retryLimit, delaySeconds: 10 },
+    // Small uploads spend most of their time waiting on the index transaction and fsyncs; two per
+    // process overlap those (bench/README.md, ingest at scale). Uploads of one owner are charged one
+    // after the other (commitIngest locks the owner's row).
+    concurrency: 2,
     async handler({ uploadId }, { log }) {
       const upload = await deps.repo.findUpload(uploadId);
       if (!upload || upload.status === 'failed') return;
