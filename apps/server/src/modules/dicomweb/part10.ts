@@ -60,6 +60,26 @@ export function parseInstance(bytes: Uint8Array, storedTransferSyntax?: string |
   }
 }
 
+/**
+ * Parses the part of a stored instance before its top-level Pixel Data (7FE0,0010), which `bytes`
+ * may stop anywhere after: the Pixel Data element is in the result with its header only (offset,
+ * length, VR), its value is not read. Throws what readDataSet throws, including when `bytes` end
+ * before the Pixel Data element; a data set without Pixel Data parses to its end.
+ */
+export function parseInstanceHeader(bytes: Uint8Array, storedTransferSyntax?: string | null): ParsedInstance {
+  const ds = readDataSet(bytes, {
+    transferSyntaxUid: storedTransferSyntax || TS.implicitLE,
+    dictionaryVrs: true,
+    untilPixelData: true,
+  });
+  return {
+    ds,
+    transferSyntaxUid: transferSyntaxOf(ds, storedTransferSyntax),
+    truncated: false,
+    bytes: ds.byteArray,
+  };
+}
+
 function transferSyntaxOf(ds: DataSet, stored?: string | null): string {
   return uid(ds, 'x00020010') ?? (stored ?? TS.implicitLE).replace(/\0/g, '').trim();
 }
@@ -96,57 +116,93 @@ export interface JsonOptions {
   bulkBase: string;
 }
 
-/** The instance's data set as DICOM JSON. Pixel data and large binaries become BulkDataURIs. */
-export function toDicomJson(p: ParsedInstance, opts: JsonOptions): DicomJson {
-  const cs = dataSetCharacterSet(p.ds);
-  const out = datasetToJson(p.ds, p, cs, opts, true);
-  // The file meta group describes the file, not the instance, except for what clients use to decode.
-  const ts = p.transferSyntaxUid;
-  out['00020010'] = { vr: 'UI', Value: [ts] };
-  return out;
+/** Transfer Syntax UID: the one attribute of the file meta group that DICOM JSON keeps. */
+const TRANSFER_SYNTAX_TAG = '00020010';
+
+/** What converting one instance needs at hand. */
+interface JsonContext {
+  p: ParsedInstance;
+  cs: CharacterSet;
+  /** The data set's bytes as a Buffer, for decoding without a copy. */
+  buf: Buffer;
+  /** Text in this character set is its bytes, one character each, when they are all ASCII. */
+  asciiText: boolean;
+  opts: JsonOptions;
 }
 
-function datasetToJson(
-  ds: DataSet,
-  p: ParsedInstance,
-  cs: CharacterSet,
-  opts: JsonOptions,
-  top: boolean,
-): DicomJson {
+/**
+ * The instance's data set as DICOM JSON, its top-level attributes in tag order. Pixel data and
+ * large binaries become BulkDataURIs.
+ */
+export function toDicomJson(p: ParsedInstance, opts: JsonOptions): DicomJson {
+  const cs = dataSetCharacterSet(p.ds);
+  const ba = p.ds.byteArray;
+  const ctx: JsonContext = {
+    p,
+    cs,
+    buf: Buffer.isBuffer(ba) ? ba : Buffer.from(ba.buffer, ba.byteOffset, ba.byteLength),
+    asciiText: asciiCompatible(cs),
+    opts,
+  };
+  // The file meta group describes the file, not the instance, except for what clients use to decode.
+  return datasetToJson(p.ds, ctx, { vr: 'UI', Value: [p.transferSyntaxUid] });
+}
+
+/** Character sets whose decoding of ASCII bytes is those bytes (no code extensions, no JIS X 0201). */
+function asciiCompatible(cs: CharacterSet): boolean {
+  if (cs.terms.length > 1) return false;
+  const term = (cs.terms[0] ?? '').toUpperCase();
+  return term === '' || term === 'ISO_IR 6' || term === 'ISO_IR 100' || term === 'ISO_IR 192';
+}
+
+/** A data set's attributes in tag order; at the top level (`transferSyntax` given) with the transfer syntax in its place. */
+function datasetToJson(ds: DataSet, ctx: JsonContext, transferSyntax?: DicomJsonValue): DicomJson {
+  const top = transferSyntax !== undefined;
   const out: DicomJson = {};
+  let syntaxPending = top;
+  // dicom-parser's keys are `x` and lower-case hex, so they sort in the order of the tags.
   const keys = Object.keys(ds.elements).sort();
   for (const key of keys) {
     const el = ds.elements[key]!;
     const tag = key.slice(1).toUpperCase();
-    if (tag.startsWith('0002') && top) continue;
+    if (syntaxPending && tag > TRANSFER_SYNTAX_TAG) {
+      out[TRANSFER_SYNTAX_TAG] = transferSyntax!;
+      syntaxPending = false;
+    }
+    if (top && tag.startsWith('0002')) continue;
     if (tag.endsWith('0000') || tag.startsWith('FFFE')) continue;
     const vr = (el.vr ?? dictionaryVr(tag)).toUpperCase();
-    out[tag] = elementToJson(ds, el, tag, vr, p, cs, opts, top);
+    out[tag] = elementToJson(ds, el, key, tag, vr, ctx, top);
   }
+  if (syntaxPending) out[TRANSFER_SYNTAX_TAG] = transferSyntax!;
   return out;
 }
 
 function elementToJson(
   ds: DataSet,
   el: Element,
+  key: string,
   tag: string,
   vr: string,
-  p: ParsedInstance,
-  cs: CharacterSet,
-  opts: JsonOptions,
+  ctx: JsonContext,
   top: boolean,
 ): DicomJsonValue {
   if (vr === 'SQ' || el.items) {
-    const items = (el.items ?? []).map((item) =>
-      item.dataSet ? datasetToJson(item.dataSet, p, cs, opts, false) : {},
-    );
-    return items.length ? { vr: 'SQ', Value: items } : { vr: 'SQ' };
+    const items = el.items ?? [];
+    if (items.length === 0) return { vr: 'SQ' };
+    const values: DicomJson[] = new Array<DicomJson>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!.dataSet;
+      values[i] = item ? datasetToJson(item, ctx) : {};
+    }
+    return { vr: 'SQ', Value: values };
   }
   const available = el.dataOffset + (el.length ?? 0) <= ds.byteArray.length;
-  if (tag === '7FE00010' || BINARY_VRS.has(vr)) return binaryToJson(ds, el, tag, vr, available, opts, top);
+  if (tag === '7FE00010' || BINARY_VRS.has(vr))
+    return binaryToJson(ds, el, tag, vr, available, ctx.opts, top);
   if (!available || !el.length) return { vr };
-  if (STRING_VRS.has(vr)) return stringToJson(ds, el, vr, cs);
-  return numbersToJson(ds, el, tag, vr, p);
+  if (STRING_VRS.has(vr)) return stringToJson(ds, el, vr, ctx);
+  return numbersToJson(ds, el, key, vr, ctx.p);
 }
 
 /** Pixel data and binary VRs: a BulkDataURI at the top level when large, else inline base64. */
@@ -170,17 +226,38 @@ function binaryToJson(
   };
 }
 
+/** The value's bytes as text: in the data set's character set for text VRs, else Latin-1. */
+function valueText(ds: DataSet, el: Element, vr: string, ctx: JsonContext): string {
+  const start = el.dataOffset;
+  const end = start + el.length;
+  const ba = ds.byteArray;
+  const buf = ba === ctx.p.ds.byteArray ? ctx.buf : Buffer.from(ba.buffer, ba.byteOffset, ba.byteLength);
+  if (!TEXT_VRS.has(vr)) return buf.toString('latin1', start, end);
+  if (ctx.asciiText) {
+    let ascii = true;
+    for (let i = start; i < end; i++)
+      if (ba[i]! > 0x7f) {
+        ascii = false;
+        break;
+      }
+    if (ascii) return buf.toString('latin1', start, end);
+  }
+  return ctx.cs.decode(ba.subarray(start, end));
+}
+
 /** Text VRs: decoded in the data set's character set, split into values; person names by group. */
-function stringToJson(ds: DataSet, el: Element, vr: string, cs: CharacterSet): DicomJsonValue {
-  const raw = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
-  const text = TEXT_VRS.has(vr)
-    ? cs.decode(raw)
-    : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
-  const parts = SINGLE_VALUED.has(vr) ? [trimTextValue(text)] : text.split('\\');
-  const values = parts.map((v) =>
-    vr === 'UI' ? trimUidValue(v) : vr === 'LT' || vr === 'ST' || vr === 'UT' ? v : trimStringValue(v),
-  );
-  if (values.every((v) => v === '')) return { vr };
+function stringToJson(ds: DataSet, el: Element, vr: string, ctx: JsonContext): DicomJsonValue {
+  const text = valueText(ds, el, vr, ctx);
+  const values = SINGLE_VALUED.has(vr) ? [trimTextValue(text)] : text.split('\\');
+  const trim =
+    vr === 'UI' ? trimUidValue : vr === 'LT' || vr === 'ST' || vr === 'UT' ? null : trimStringValue;
+  let empty = true;
+  for (let i = 0; i < values.length; i++) {
+    const v = trim ? trim(values[i]!) : values[i]!;
+    values[i] = v;
+    if (v !== '') empty = false;
+  }
+  if (empty) return { vr };
   if (vr === 'PN') {
     return {
       vr,
@@ -195,61 +272,60 @@ function stringToJson(ds: DataSet, el: Element, vr: string, cs: CharacterSet): D
       }),
     };
   }
+  const out: unknown[] = new Array<unknown>(values.length);
   if (vr === 'DS' || vr === 'IS') {
-    return {
-      vr,
-      Value: values
-        .map((v) => (v === '' ? null : Number(v)))
-        .map((n) => (n === null || Number.isFinite(n) ? n : null)),
-    };
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      const n = v === '' ? null : Number(v);
+      out[i] = n === null || Number.isFinite(n) ? n : null;
+    }
+  } else {
+    for (let i = 0; i < values.length; i++) out[i] = values[i] === '' ? null : values[i];
   }
-  return { vr, Value: values.map((v) => (v === '' ? null : v)) };
+  return { vr, Value: out };
 }
 
 /** Numeric and tag VRs, read in the file's byte order; anything else unknown, as UN. */
-function numbersToJson(ds: DataSet, el: Element, tag: string, vr: string, p: ParsedInstance): DicomJsonValue {
-  const count = (size: number) => Math.floor(el.length / size);
-  const read = (size: number, fn: (i: number) => unknown) => ({
-    vr,
-    Value: Array.from({ length: count(size) }, (_, i) => fn(i)),
-  });
+function numbersToJson(ds: DataSet, el: Element, key: string, vr: string, p: ParsedInstance): DicomJsonValue {
+  const read = (size: number, fn: (i: number) => unknown): DicomJsonValue => {
+    const values: unknown[] = new Array<unknown>(Math.floor(el.length / size));
+    for (let i = 0; i < values.length; i++) values[i] = fn(i);
+    return { vr, Value: values };
+  };
   switch (vr) {
     case 'US':
-      return read(2, (i) => ds.uint16(`x${tag.toLowerCase()}`, i));
+      return read(2, (i) => ds.uint16(key, i));
     case 'SS':
-      return read(2, (i) => ds.int16(`x${tag.toLowerCase()}`, i));
+      return read(2, (i) => ds.int16(key, i));
     case 'UL':
-      return read(4, (i) => ds.uint32(`x${tag.toLowerCase()}`, i));
+      return read(4, (i) => ds.uint32(key, i));
     case 'SL':
-      return read(4, (i) => ds.int32(`x${tag.toLowerCase()}`, i));
+      return read(4, (i) => ds.int32(key, i));
     case 'FL':
-      return read(4, (i) => ds.float(`x${tag.toLowerCase()}`, i));
+      return read(4, (i) => ds.float(key, i));
     case 'FD':
-      return read(8, (i) => ds.double(`x${tag.toLowerCase()}`, i));
+      return read(8, (i) => ds.double(key, i));
     case 'AT':
       return read(4, (i) => {
-        const g = ds.uint16(`x${tag.toLowerCase()}`, i * 2)!;
-        const e = ds.uint16(`x${tag.toLowerCase()}`, i * 2 + 1)!;
+        const g = ds.uint16(key, i * 2)!;
+        const e = ds.uint16(key, i * 2 + 1)!;
         return `${g.toString(16).padStart(4, '0')}${e.toString(16).padStart(4, '0')}`.toUpperCase();
       });
     case 'UV':
     case 'SV': {
       const bytes = Buffer.from(ds.byteArray.buffer, ds.byteArray.byteOffset + el.dataOffset, el.length);
       const le = p.transferSyntaxUid !== TS.explicitBE;
-      return {
-        vr,
-        Value: Array.from({ length: count(8) }, (_, i) => {
-          const v =
-            vr === 'UV'
-              ? le
-                ? bytes.readBigUInt64LE(i * 8)
-                : bytes.readBigUInt64BE(i * 8)
-              : le
-                ? bytes.readBigInt64LE(i * 8)
-                : bytes.readBigInt64BE(i * 8);
-          return Number(v);
-        }),
-      };
+      return read(8, (i) => {
+        const v =
+          vr === 'UV'
+            ? le
+              ? bytes.readBigUInt64LE(i * 8)
+              : bytes.readBigUInt64BE(i * 8)
+            : le
+              ? bytes.readBigInt64LE(i * 8)
+              : bytes.readBigInt64BE(i * 8);
+        return Number(v);
+      });
     }
     default: {
       const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);

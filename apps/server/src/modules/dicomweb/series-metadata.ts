@@ -5,14 +5,20 @@ import { readInstance } from '../../dicom-archive/instance-location';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { instanceAttributes } from './dicom-json';
 import { DICOMWEB_ROOT } from './dicomweb-access';
+import { readInstanceMetadata, readSlots } from './instance-header';
 import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
 import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
 import { sortTags } from './qido';
 
 const gzip = promisify(gzipCb);
 
-/** How many of a series' files are read at once while its metadata is built. */
-const METADATA_CONCURRENCY = 8;
+/**
+ * How many of a series' files are being read at once while its metadata is built: mostly the
+ * first few KiB of each (readInstanceMetadata), so storage latency overlaps the parsing.
+ */
+const METADATA_CONCURRENCY = 16;
+/** How many of them may be read whole at once (files whose header alone does not describe them). */
+const WHOLE_READS = 8;
 
 export interface SeriesMetadataDeps {
   repo: Pick<DicomwebRepository, 'instancesOfSeries' | 'storeMetadata' | 'seriesVersion' | 'cachedMetadata'>;
@@ -45,6 +51,7 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
   ): Promise<Buffer> {
     const rows = await repo.instancesOfSeries([series.id]);
     const out: string[] = new Array(rows.length);
+    const wholeReads = readSlots(WHOLE_READS);
     let next = 0;
     const worker = async () => {
       while (next < rows.length) {
@@ -52,15 +59,16 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
         const row = rows[i]!;
         let json: DicomJson;
         try {
-          json = toDicomJson(await parseStored(row), {
+          // Already in tag order.
+          json = toDicomJson(await readInstanceMetadata(deps.storage, row, wholeReads), {
             bulkBase: instanceBase(study, series, row.sopInstanceUid),
           });
         } catch (err) {
           // An unreadable file still appears, with what the index knows about it.
           deps.log.warn({ err: (err as Error).message, instanceId: row.id }, 'instance metadata unreadable');
-          json = instanceAttributes(row, series, study);
+          json = sortTags(instanceAttributes(row, series, study));
         }
-        out[i] = JSON.stringify(sortTags(json));
+        out[i] = JSON.stringify(json);
       }
     };
     await Promise.all(Array.from({ length: Math.min(METADATA_CONCURRENCY, rows.length) }, worker));
