@@ -7,7 +7,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/scale/concurrent-viewers.ts
  *
  * BENCH_VIEWERS (1000 connections), BENCH_SLICES (100 slices of 512×512, 16-bit), BENCH_SECONDS (15)
- * per row. Without DATABASE_URL it runs on the embedded database.
+ * per row, BENCH_ONLY (metadata or frames: those rows alone). Without DATABASE_URL it runs on the embedded database.
  *
  * Metadata: one URL (every viewer opens the same series), after a first request has built and
  * cached it. Frames: each viewer walks the series' frames in turn, as a viewer scrolling through it.
@@ -126,16 +126,24 @@ try {
   const fileAddr = files.server.address();
   const statics = `http://127.0.0.1:${typeof fileAddr === 'object' && fileAddr ? fileAddr.port : 0}`;
 
-  const rows = [
-    await row('metadata, ours (cached)', { base: ours, paths: [metadataPath], headers: metadataHeaders }),
-    await row('metadata, static file', { base: statics, paths: ['/metadata'], headers: {} }),
-    await row('frames, ours', { base: ours, paths: framePaths, headers: frameHeaders }),
-    await row('frames, static files', {
-      base: statics,
-      paths: framePaths.map((_, i) => `/frames/${i}`),
-      headers: {},
-    }),
-  ];
+  const only = process.env.BENCH_ONLY; // metadata | frames (profiling one kind)
+  const rows = [];
+  if (only !== 'frames') {
+    rows.push(
+      await row('metadata, ours (cached)', { base: ours, paths: [metadataPath], headers: metadataHeaders }),
+    );
+    rows.push(await row('metadata, static file', { base: statics, paths: ['/metadata'], headers: {} }));
+  }
+  if (only !== 'metadata') {
+    rows.push(await row('frames, ours', { base: ours, paths: framePaths, headers: frameHeaders }));
+    rows.push(
+      await row('frames, static files', {
+        base: statics,
+        paths: framePaths.map((_, i) => `/frames/${i}`),
+        headers: {},
+      }),
+    );
+  }
   console.log(
     `\n${VIEWERS} viewers, ${SLICES} slices of 512×512; ${cpus().length} cores (${cpus()[0]?.model ?? ''}); ` +
       `database ${ctx.services.database.kind}; ${SECONDS} s per row; load average ${loadavg()
@@ -152,9 +160,8 @@ try {
       `| ${r.name} | ${r.rps.toFixed(0)} | ${(r.bytesPerSecond / 1048576).toFixed(0)} | ${r.latency.p50} ms | ${r.latency.p99} ms | ${r.latency.max} ms | ${r.errors + r.timeouts + r.non2xx} | ${r.serverCpuPerAnswerMs.toFixed(2)} ms |`,
     );
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
-  console.log(
-    `ours / static: metadata ${ratio(rows[0]!.rps, rows[1]!.rps)}, frames ${ratio(rows[2]!.rps, rows[3]!.rps)} (answers/s)`,
-  );
+  for (let i = 0; i + 1 < rows.length; i += 2)
+    console.log(`${rows[i]!.name} / static: ${ratio(rows[i]!.rps, rows[i + 1]!.rps)} (answers/s)`);
 } finally {
   await files.close();
   await ctx.close();
