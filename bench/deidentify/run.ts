@@ -16,7 +16,6 @@
  *
  *   npx tsx --expose-gc bench/deidentify/run.ts      (BENCH_SLICES=300, BENCH_ROUNDS=5)
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -32,14 +31,13 @@ import { crcOf } from '../../apps/server/src/dicom-archive/zip-reader';
 import { createStudiesRepository } from '../../apps/server/src/modules/studies/studies.repository';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { orthancAvailable, startOrthanc } from '../../apps/server/test/helpers/orthanc';
-import { dcm, newPatient, uid } from '../../apps/server/test/helpers/studies';
+import { newPatient } from '../../apps/server/test/helpers/studies';
 import { createTestContext } from '../../apps/server/test/helpers/test-app';
 import { median } from '../median';
+import { makeSeries } from './series';
 
 const SLICES = Number(process.env.BENCH_SLICES ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SIZE = 512;
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/dicom/pydicom/CT_small.dcm');
 /** Newest first, as in test/dicom/deidentify-orthanc.test.ts: the newest edition Orthanc knows. */
 const DICOM_VERSIONS = ['2023b', '2021b', '2017c'];
 
@@ -47,48 +45,6 @@ if (!orthancAvailable) throw new Error('Orthanc is not installed (Debian: orthan
 // The worker that runs the copy job applies it (main.ts); so does the ingest bench.
 tuneHeapForUploads();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
-
-type Dict = Record<string, { vr: string; Value: unknown[]; _rawValue?: unknown }>;
-const template = (() => {
-  const b = readFileSync(FIXTURE);
-  return dcm.data.DicomMessage.readFile(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) as unknown as {
-    meta: Dict;
-    dict: Dict;
-  };
-})();
-
-/** A CT series: CT_small.dcm's header (GE, with private tags) on 512×512 16-bit slices. */
-function makeSeries(count: number, patientName: string): Buffer[] {
-  const studyUid = uid();
-  const seriesUid = uid();
-  const set = (d: Dict, tag: string, vr: string, value: unknown[]) => {
-    d[tag] = { vr, Value: value };
-  };
-  const out: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const sop = uid();
-    const meta: Dict = structuredClone(template.meta);
-    set(meta, '00020003', 'UI', [sop]);
-    const ds: Dict = { ...template.dict };
-    set(ds, '00080018', 'UI', [sop]);
-    set(ds, '0020000D', 'UI', [studyUid]);
-    set(ds, '0020000E', 'UI', [seriesUid]);
-    set(ds, '00100010', 'PN', [{ Alphabetic: patientName }]);
-    set(ds, '00100020', 'LO', [`BENCH-${patientName.length}`]);
-    set(ds, '00200013', 'IS', [i + 1]);
-    set(ds, '00200032', 'DS', [-158, -179, -i * 1.25]);
-    set(ds, '00201041', 'DS', [-i * 1.25]);
-    set(ds, '00280010', 'US', [SIZE]);
-    set(ds, '00280011', 'US', [SIZE]);
-    const pixels = new Uint16Array(SIZE * SIZE);
-    for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 37 + i * 101) & 0xfff;
-    set(ds, '7FE00010', 'OW', [pixels.buffer]);
-    const dict = new dcm.data.DicomDict(meta);
-    dict.dict = ds;
-    out.push(Buffer.from(dict.write()));
-  }
-  return out;
-}
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const MiB = (b: number) => `${(b / 1024 ** 2).toFixed(1)} MiB`;
@@ -266,17 +222,22 @@ try {
     const result = deidentifyInstance(bytes, dctx);
     if (result.kind !== 'deidentified') throw new Error(result.reason);
     tick('deidentify');
-    const header = parseDicomHeader(result.bytes, { complete: true });
+    // As makeCopy reads a file back: the part before the pixel data, or the whole file without any.
+    const [head, ...rest] = result.parts;
+    const header = parseDicomHeader(
+      head!,
+      rest.length === 0 ? { complete: true } : { complete: false, fileSize: result.size },
+    );
     if (header.kind !== 'instance') throw new Error('not an instance');
     tick('parse');
     const storageKey = `dicom/${upload.id}/${result.sopInstanceUid}.dcm`;
     await repo.recordIntents(upload.id, [storageKey]);
     tick('intent');
-    const crc32 = crcOf(result.bytes) >>> 0;
+    const crc32 = result.parts.reduce((crc, part) => crcOf(part, crc), 0) >>> 0;
     tick('crc');
-    await ctx.services.storage.put(storageKey, result.bytes, { size: result.bytes.length });
+    await ctx.services.storage.put(storageKey, result.parts, { size: result.size });
     tick('put');
-    items.push({ header, sizeBytes: result.bytes.length, crc32, storageKey });
+    items.push({ header, sizeBytes: result.size, crc32, storageKey });
   }
   await repo.commitIngest({
     uploadId: upload.id,

@@ -80,7 +80,16 @@ export type LeftOutCode =
 export type DeidentifyResult =
   | {
       kind: 'deidentified';
-      bytes: Buffer;
+      /**
+       * The file as parts, in order (writer.ts `Part10File`): the first holds everything up to the
+       * Pixel Data value, which follows as a view into the bytes given to the engine (not a copy: they
+       * must not change while the parts are in use). Write these rather than `bytes` where you can.
+       */
+      parts: readonly Uint8Array[];
+      /** Bytes of the whole file. */
+      size: number;
+      /** The whole file in one buffer: the parts joined, a copy made on first use (and kept). */
+      readonly bytes: Buffer;
       sopClassUid: string;
       sopInstanceUid: string;
       seriesInstanceUid: string;
@@ -332,9 +341,15 @@ function deidentifyDataSet(
     dataSet: out,
     syntax,
   });
+  let joined: Buffer | undefined;
   return {
     kind: 'deidentified',
-    bytes: file,
+    parts: file.parts,
+    size: file.size,
+    get bytes() {
+      joined ??= Buffer.concat(file.parts, file.size);
+      return joined;
+    },
     sopClassUid: original.sopClassUid,
     sopInstanceUid,
     seriesInstanceUid: uids.map(original.seriesInstanceUid),
@@ -403,10 +418,9 @@ function processDataSet(ds: DataSet, walk: Walk, path: string): OutElement[] {
       el.items = items;
     }
     const row = profileRow(tagHex);
-    const here = `${path}${path ? ' > ' : ''}${tagName(tag)}`;
     const action: ConcreteAction = row ? concreteAction(tableAction(row), vr) : el.items ? 'recurse' : 'keep';
     const name = row?.name ?? '';
-    apply(out, ds, el, { tag, vr, action, name, path: here }, walk);
+    apply(out, ds, el, { tag, vr, action, name, parent: path }, walk);
   }
   return out;
 }
@@ -438,8 +452,12 @@ interface Target {
   vr: string;
   action: ConcreteAction;
   name: string;
-  path: string;
+  /** The path of the item holding it ('' at the top level). */
+  parent: string;
 }
+
+/** An attribute's path, as `AttributeChange` names it: made only for what is recorded or entered. */
+const pathOf = (t: Target) => `${t.parent}${t.parent ? ' > ' : ''}${tagName(t.tag)}`;
 
 function rawOf(ds: DataSet, el: Element): Uint8Array {
   if (el.length <= 0 || el.length === UNDEFINED) return new Uint8Array(0);
@@ -459,7 +477,7 @@ function apply(out: OutElement[], ds: DataSet, el: Element, t: Target, walk: Wal
       return;
     }
     const items = (el.items ?? []).map((item, i) =>
-      item.dataSet ? processDataSet(item.dataSet, walk, `${t.path}[${i + 1}]`) : [],
+      item.dataSet ? processDataSet(item.dataSet, walk, `${pathOf(t)}[${i + 1}]`) : [],
     );
     out.push({ tag, vr: 'SQ', kind: 'sequence', items });
     return;
@@ -532,7 +550,7 @@ function apply(out: OutElement[], ds: DataSet, el: Element, t: Target, walk: Wal
 
 function record(walk: Walk, t: Target, kind: ChangeKind, before: string | null, after: string | null) {
   walk.changes.push({
-    path: t.path,
+    path: pathOf(t),
     tag: tagName(t.tag),
     name: t.name,
     kind,

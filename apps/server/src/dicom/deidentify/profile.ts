@@ -32,9 +32,17 @@ for (const row of PROFILE_ROWS) {
   else exact.set(row.tag, row);
 }
 
+/** Tags looked up before, with their row or null: every instance of a study has much the same tags. */
+const seen = new Map<string, ProfileRow | null>();
+const SEEN_MAX = 8192;
+
 /** The row of Table E.1-1 for a tag (`GGGGEEEE`, upper-case), or undefined for an attribute it does not list. */
 export function profileRow(tag: string): ProfileRow | undefined {
-  return exact.get(tag) ?? masked.find((m) => m.re.test(tag))?.row;
+  const known = exact.get(tag) ?? seen.get(tag);
+  if (known !== undefined) return known ?? undefined;
+  const row = masked.find((m) => m.re.test(tag))?.row ?? null;
+  if (seen.size < SEEN_MAX) seen.set(tag, row);
+  return row ?? undefined;
 }
 
 /** The table's action for a row under the options applied: an option's column overrides the Basic Profile. */

@@ -3,6 +3,10 @@
  * are given as bytes already encoded for the data set, so text the engine keeps is copied byte for
  * byte in its own character set. Sequences and their items are written with undefined lengths
  * (§7.5.2), which every transfer syntax allows and which spares recomputing nested lengths.
+ *
+ * The file comes out as a list of parts, not one buffer: the Pixel Data value is handed on as the
+ * very bytes it was given (usually a view into the source file), and everything else is written into
+ * one buffer, so the bulk of an image is never copied. See `Part10File`.
  */
 
 /** VRs whose explicit encoding has a 2-byte reserved field and a 4-byte length (PS3.5 Table 7.1-1). */
@@ -21,82 +25,151 @@ export type OutElement =
 
 const UNDEFINED = 0xffffffff;
 
-class Chunks {
+/** The Pixel Data tag: at the top level of a data set, its value is passed on without a copy. */
+const PIXEL_DATA = 0x7fe00010;
+
+/**
+ * The bytes being written: headers and small values go into one buffer (grown as needed), and a value
+ * kept as it is (`keep`) ends the current part, becomes a part of its own, and writing goes on after it.
+ */
+class Output {
   parts: Uint8Array[] = [];
   size = 0;
-  push(b: Uint8Array) {
+  private buf: Buffer;
+  /** Where the current part starts in `buf`, and where the next byte goes. */
+  private start = 0;
+  private at = 0;
+
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  private room(n: number) {
+    if (this.at + n <= this.buf.length) return;
+    // Only the current part moves: parts already made keep their view of the old buffer.
+    const pending = this.at - this.start;
+    const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, pending + n));
+    this.buf.copy(next, 0, this.start, this.at);
+    this.buf = next;
+    this.start = 0;
+    this.at = pending;
+  }
+
+  bytes(b: Uint8Array) {
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+    this.size += b.length;
+  }
+
+  zeros(n: number) {
+    this.room(n);
+    this.buf.fill(0, this.at, this.at + n);
+    this.at += n;
+    this.size += n;
+  }
+
+  ascii2(s: string) {
+    this.room(2);
+    this.buf[this.at] = s.charCodeAt(0);
+    this.buf[this.at + 1] = s.charCodeAt(1);
+    this.at += 2;
+    this.size += 2;
+  }
+
+  u16(v: number, le: boolean) {
+    this.room(2);
+    if (le) this.buf.writeUInt16LE(v, this.at);
+    else this.buf.writeUInt16BE(v, this.at);
+    this.at += 2;
+    this.size += 2;
+  }
+
+  u32(v: number, le: boolean) {
+    this.room(4);
+    if (le) this.buf.writeUInt32LE(v >>> 0, this.at);
+    else this.buf.writeUInt32BE(v >>> 0, this.at);
+    this.at += 4;
+    this.size += 4;
+  }
+
+  /**
+   * Rewrites 4 bytes written before, at `offset` in the file (a length known only once its value is
+   * written); they must be in the current part.
+   */
+  patchU32LE(offset: number, v: number) {
+    const position = this.at - (this.size - offset);
+    if (position < this.start) throw new Error('patch outside the current part');
+    this.buf.writeUInt32LE(v >>> 0, position);
+  }
+
+  /** A value kept as a part of its own, as given: no copy is made of it. */
+  keep(b: Uint8Array) {
+    if (b.length === 0) return;
+    this.flush();
     this.parts.push(b);
     this.size += b.length;
   }
-}
 
-function tagBytes(tag: number, le: boolean): Buffer {
-  const b = Buffer.alloc(4);
-  if (le) {
-    b.writeUInt16LE(tag >>> 16, 0);
-    b.writeUInt16LE(tag & 0xffff, 2);
-  } else {
-    b.writeUInt16BE(tag >>> 16, 0);
-    b.writeUInt16BE(tag & 0xffff, 2);
+  /** Ends the current part. */
+  flush() {
+    if (this.at === this.start) return;
+    this.parts.push(this.buf.subarray(this.start, this.at));
+    this.start = this.at;
   }
-  return b;
 }
 
-function header(tag: number, vr: string, length: number, s: Syntax): Buffer {
-  const t = tagBytes(tag, s.littleEndian);
+function tag(out: Output, t: number, le: boolean) {
+  out.u16(t >>> 16, le);
+  out.u16(t & 0xffff, le);
+}
+
+function header(out: Output, t: number, vr: string, length: number, s: Syntax) {
+  tag(out, t, s.littleEndian);
   if (!s.explicit) {
-    const b = Buffer.alloc(8);
-    t.copy(b, 0);
-    if (s.littleEndian) b.writeUInt32LE(length >>> 0, 4);
-    else b.writeUInt32BE(length >>> 0, 4);
-    return b;
+    out.u32(length, s.littleEndian);
+  } else if (LONG_VRS.has(vr)) {
+    out.ascii2(vr);
+    out.u16(0, s.littleEndian);
+    out.u32(length, s.littleEndian);
+  } else {
+    out.ascii2(vr);
+    out.u16(length, s.littleEndian);
   }
-  if (LONG_VRS.has(vr)) {
-    const b = Buffer.alloc(12);
-    t.copy(b, 0);
-    b.write(vr, 4, 'latin1');
-    if (s.littleEndian) b.writeUInt32LE(length >>> 0, 8);
-    else b.writeUInt32BE(length >>> 0, 8);
-    return b;
-  }
-  const b = Buffer.alloc(8);
-  t.copy(b, 0);
-  b.write(vr, 4, 'latin1');
-  if (s.littleEndian) b.writeUInt16LE(length, 6);
-  else b.writeUInt16BE(length, 6);
-  return b;
 }
 
-function writeElements(elements: OutElement[], s: Syntax, out: Chunks) {
+/** An item or delimitation tag with its 4-byte length (PS3.5 §7.5), in every syntax. */
+function itemTag(out: Output, t: number, length: number, s: Syntax) {
+  tag(out, t, s.littleEndian);
+  out.u32(length, s.littleEndian);
+}
+
+/** `top`: the data set itself, not an item of a sequence (whose pixel data, an icon's, is small). */
+function writeElements(elements: OutElement[], s: Syntax, out: Output, top = false) {
   const sorted = [...elements].sort((a, b) => (a.tag >>> 0) - (b.tag >>> 0));
   for (const el of sorted) {
+    const bulk = top && el.tag >>> 0 === PIXEL_DATA;
     if (el.kind === 'value') {
       let vr = el.vr;
       // A value too long for a 2-byte length (from an implicit file, say) can only be UN.
       if (s.explicit && !LONG_VRS.has(vr) && el.value.length > 0xffff) vr = 'UN';
-      out.push(header(el.tag, vr, el.value.length, s));
-      out.push(el.value);
+      header(out, el.tag, vr, el.value.length, s);
+      if (bulk) out.keep(el.value);
+      else out.bytes(el.value);
     } else if (el.kind === 'sequence') {
-      out.push(header(el.tag, 'SQ', UNDEFINED, s));
+      header(out, el.tag, 'SQ', UNDEFINED, s);
       for (const item of el.items) {
-        out.push(tagBytesWithLength(0xfffee000, UNDEFINED, s));
+        itemTag(out, 0xfffee000, UNDEFINED, s);
         writeElements(item, s, out);
-        out.push(tagBytesWithLength(0xfffee00d, 0, s));
+        itemTag(out, 0xfffee00d, 0, s);
       }
-      out.push(tagBytesWithLength(0xfffee0dd, 0, s));
+      itemTag(out, 0xfffee0dd, 0, s);
     } else {
-      out.push(header(el.tag, el.vr, UNDEFINED, s));
-      out.push(el.body);
+      header(out, el.tag, el.vr, UNDEFINED, s);
+      if (bulk) out.keep(el.body);
+      else out.bytes(el.body);
     }
   }
-}
-
-function tagBytesWithLength(tag: number, length: number, s: Syntax): Buffer {
-  const b = Buffer.alloc(8);
-  tagBytes(tag, s.littleEndian).copy(b, 0);
-  if (s.littleEndian) b.writeUInt32LE(length >>> 0, 4);
-  else b.writeUInt32BE(length >>> 0, 4);
-  return b;
 }
 
 /** A value's bytes padded to even length: UI with NUL, OB/UN with NUL, text with a space (PS3.5 §6.2). */
@@ -113,6 +186,21 @@ export function asciiValue(vr: string, value: string): Uint8Array {
   return padded(vr, Buffer.from(value, 'latin1'));
 }
 
+/**
+ * A written file as its parts, in order. The first part holds every byte before the Pixel Data value
+ * (through the Pixel Data element's own tag and length), the next is that value itself, and a last
+ * one holds any elements after it; a file without Pixel Data is a single part. The Pixel Data part is
+ * the caller's own bytes, not a copy: they must not change while the file is in use.
+ */
+export interface Part10File {
+  parts: Uint8Array[];
+  /** Bytes of the whole file. */
+  size: number;
+}
+
+/** Room for a typical header, so the buffer rarely grows (it doubles when it must). */
+const INITIAL_CAPACITY = 16 * 1024;
+
 /** A Part 10 file: preamble, `DICM`, the file meta group (always explicit little endian), the data set. */
 export function writePart10(opts: {
   sopClassUid: string;
@@ -122,7 +210,7 @@ export function writePart10(opts: {
   implementationVersionName: string;
   dataSet: OutElement[];
   syntax: Syntax;
-}): Buffer {
+}): Part10File {
   const metaSyntax: Syntax = { explicit: true, littleEndian: true };
   const metaElements: OutElement[] = [
     { tag: 0x00020001, vr: 'OB', kind: 'value', value: Uint8Array.from([0, 1]) },
@@ -132,15 +220,17 @@ export function writePart10(opts: {
     { tag: 0x00020012, vr: 'UI', kind: 'value', value: asciiValue('UI', opts.implementationClassUid) },
     { tag: 0x00020013, vr: 'SH', kind: 'value', value: asciiValue('SH', opts.implementationVersionName) },
   ];
-  const meta = new Chunks();
-  writeElements(metaElements, metaSyntax, meta);
-  const groupLength = Buffer.alloc(4);
-  groupLength.writeUInt32LE(meta.size, 0);
-  const out = new Chunks();
-  out.push(Buffer.alloc(128));
-  out.push(Buffer.from('DICM', 'latin1'));
-  writeElements([{ tag: 0x00020000, vr: 'UL', kind: 'value', value: groupLength }], metaSyntax, out);
-  for (const p of meta.parts) out.push(p);
-  writeElements(opts.dataSet, opts.syntax, out);
-  return Buffer.concat(out.parts, out.size);
+  const out = new Output(INITIAL_CAPACITY);
+  out.zeros(128);
+  out.bytes(Buffer.from('DICM', 'latin1'));
+  // (0002,0000) File Meta Information Group Length: the meta group's size, known once it is written.
+  header(out, 0x00020000, 'UL', 4, metaSyntax);
+  const groupLengthAt = out.size;
+  out.u32(0, true);
+  const metaStart = out.size;
+  writeElements(metaElements, metaSyntax, out);
+  out.patchU32LE(groupLengthAt, out.size - metaStart);
+  writeElements(opts.dataSet, opts.syntax, out, true);
+  out.flush();
+  return { parts: out.parts, size: out.size };
 }

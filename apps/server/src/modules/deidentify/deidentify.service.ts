@@ -129,6 +129,22 @@ export function createDeidentifyService(deps: Deps) {
     }
   }
 
+  /**
+   * The index's header of a de-identified file, read back from what was written. With pixel data, the
+   * first part is everything before its value and is read as ingest reads a file's start (the value's
+   * length checked against the file's size); a file without pixel data is read whole.
+   */
+  const headerOf = (result: Deidentified): InstanceHeader => {
+    const [head, ...rest] = result.parts;
+    if (!head) throw new Error('empty file');
+    const parsed = parseDicomHeader(
+      head,
+      rest.length === 0 ? { complete: true } : { complete: false, fileSize: result.size },
+    );
+    if (parsed.kind !== 'instance') throw new Error('not an instance');
+    return parsed;
+  };
+
   const leftOutOf = (
     row: SourceRow,
     r: Extract<DeidentifyResult, { kind: 'left-out' }>,
@@ -251,7 +267,10 @@ export function createDeidentifyService(deps: Deps) {
       // Stored in batches, each recorded before its writes (an object of a run that dies is found and
       // deleted by ingest's sweep) and made durable together; storing one batch overlaps
       // de-identifying the next. At most two batches of files are in memory.
-      let batch: Array<{ key: string; bytes: Buffer; item: IndexedInstance }> = [];
+      // A file is kept as its parts (the de-identified header, then its pixel data as a view into the
+      // source file read from storage): nothing copies the pixel data before it is written.
+      let batch: Array<{ key: string; parts: readonly Uint8Array[]; size: number; item: IndexedInstance }> =
+        [];
       let storing: Promise<void> = Promise.resolve();
       const storeBatch = async (b: typeof batch) => {
         await studiesRepo.recordIntents(
@@ -276,9 +295,7 @@ export function createDeidentifyService(deps: Deps) {
         }
         let header: InstanceHeader;
         try {
-          const parsed = parseDicomHeader(result.bytes, { complete: true });
-          if (parsed.kind !== 'instance') throw new Error('not an instance');
-          header = parsed;
+          header = headerOf(result);
         } catch (err) {
           leftOut.push(
             leftOutOf(row, {
@@ -298,10 +315,12 @@ export function createDeidentifyService(deps: Deps) {
           else changes.set(tag, { name: c.name, kind: c.kind, count: 1 });
         }
         const storageKey = `dicom/${upload.id}/${result.sopInstanceUid}.dcm`;
+        const crc32 = result.parts.reduce((crc, part) => crcOf(part, crc), 0) >>> 0;
         batch.push({
           key: storageKey,
-          bytes: result.bytes,
-          item: { header, sizeBytes: result.bytes.length, crc32: crcOf(result.bytes) >>> 0, storageKey },
+          parts: result.parts,
+          size: result.size,
+          item: { header, sizeBytes: result.size, crc32, storageKey },
         });
         if (batch.length >= STORE_BATCH) await flush();
       }

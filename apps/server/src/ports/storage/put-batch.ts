@@ -23,17 +23,26 @@ export async function forEachLimit<T>(
 }
 
 /**
+ * One object of a batch: its bytes in one buffer, or as `parts` stored one after the other and never
+ * joined on local disk (a new header and a view into the file it came from, say: `ObjectBody`).
+ */
+export type BatchObject = { key: string; contentType?: string } & (
+  { bytes: Buffer } | { parts: readonly Uint8Array[]; size: number }
+);
+
+/**
  * Stores several whole objects at once and makes them durable together (one directory sync for the
  * batch on local disk instead of one per object): complete when this resolves.
  */
 export async function putBatch(
   storage: ObjectStorage,
-  objects: ReadonlyArray<{ key: string; bytes: Buffer; contentType?: string }>,
+  objects: readonly BatchObject[],
   concurrency = 8,
 ): Promise<void> {
   await forEachLimit(objects, concurrency, async (o) => {
-    await storage.put(o.key, o.bytes, {
-      size: o.bytes.length,
+    const [body, size] = 'bytes' in o ? [o.bytes, o.bytes.length] : [o.parts, o.size];
+    await storage.put(o.key, body, {
+      size,
       deferDurability: true,
       ...(o.contentType ? { contentType: o.contentType } : {}),
     });

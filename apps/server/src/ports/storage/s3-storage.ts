@@ -14,10 +14,12 @@ import {
   assertSafeKey,
   assertValidRange,
   InvalidKeyError,
+  isBodyParts,
   normalizePrefix,
   ObjectNotFoundError,
   RangeNotSatisfiableError,
   type ByteRange,
+  type ObjectBody,
   type ObjectStat,
   type ObjectStorage,
   type PutOptions,
@@ -75,7 +77,9 @@ export class S3ObjectStorage implements ObjectStorage {
     });
   }
 
-  async put(key: string, body: Readable | Buffer, opts: PutOptions = {}): Promise<ObjectStat> {
+  async put(key: string, given: ObjectBody, opts: PutOptions = {}): Promise<ObjectStat> {
+    // Parts are joined: S3 takes a body of known length as one request (or as parts it cuts itself).
+    const body = isBodyParts(given) ? Buffer.concat(given) : given;
     let objectKey: string;
     try {
       objectKey = this.objectKey(key);

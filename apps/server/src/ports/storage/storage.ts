@@ -26,6 +26,17 @@ export interface PutOptions {
 }
 
 /**
+ * What `put` stores: a stream, the bytes in one buffer, or the bytes as parts in order (a new header
+ * and a view into another buffer, say), which are written one after the other and never joined.
+ */
+export type ObjectBody = Readable | Buffer | readonly Uint8Array[];
+
+/** A body given as parts (`Array.isArray` does not narrow a readonly array). */
+export function isBodyParts(body: ObjectBody): body is readonly Uint8Array[] {
+  return Array.isArray(body);
+}
+
+/**
  * Where study files live: a directory on local disk, or an S3 bucket.
  *
  * Keys are `/`-separated relative paths (`studies/<id>/<sop>.dcm`) checked by `assertSafeKey`.
@@ -37,9 +48,10 @@ export interface ObjectStorage {
   /**
    * Stores `body` under `key`, replacing any existing object atomically: readers see the old object
    * or the complete new one, never a partial one. Streams are written as they arrive, not buffered
-   * whole. A stream body is consumed, and destroyed if the put fails.
+   * whole. A stream body is consumed, and destroyed if the put fails. Parts must not change until
+   * the put resolves.
    */
-  put(key: string, body: Readable | Buffer, opts?: PutOptions): Promise<ObjectStat>;
+  put(key: string, body: ObjectBody, opts?: PutOptions): Promise<ObjectStat>;
   /**
    * Streams an object, or a byte range of it (an `end` past the last byte is clamped).
    * Throws ObjectNotFoundError when the key is missing and RangeNotSatisfiableError when

@@ -18,6 +18,7 @@ import {
   type ObjectStat,
   type ObjectStorage,
 } from '../../../src/ports/storage/index';
+import { putBatch } from '../../../src/ports/storage/put-batch';
 import { startS3rver as startLocalS3, type LocalS3 } from '../../helpers/s3rver';
 
 const MiB = 1024 * 1024;
@@ -259,6 +260,63 @@ describe.each(adapters)('ObjectStorage: $name', ({ name, setup }) => {
       const tail = await readAll(await storage.get(key, { start: data.length - 5 }));
       expect(tail).toEqual(data.subarray(data.length - 5));
     });
+  });
+
+  it('reads a whole object of up to 1 MiB in one chunk, and larger ones in pieces', async () => {
+    const p = fresh();
+    const chunksOf = async (key: string) => {
+      const chunks: Buffer[] = [];
+      for await (const c of await storage.get(key)) chunks.push(c as Buffer);
+      return chunks;
+    };
+    for (const size of [MiB, MiB + 1]) {
+      const data = randomBytes(size);
+      await storage.put(`${p}/${size}.bin`, data);
+      const chunks = await chunksOf(`${p}/${size}.bin`);
+      expect(Buffer.concat(chunks)).toEqual(data);
+      // S3's chunking is the HTTP client's; one read per file is what the local disk promises.
+      if (name === 'fs') expect(chunks.length === 1).toBe(size <= MiB);
+    }
+  });
+
+  it('round-trips an object given as parts, and stores nothing when they miss the announced size', async () => {
+    const p = fresh();
+    const source = randomBytes(300 * 1024);
+    const parts = [
+      randomBytes(333),
+      new Uint8Array(0),
+      source.subarray(7, 200_007),
+      source.subarray(250_000),
+    ];
+    const whole = Buffer.concat(parts);
+    expect(await storage.put(`${p}/parts.bin`, parts, { size: whole.length })).toMatchObject({
+      size: whole.length,
+    });
+    expect(await readAll(await storage.get(`${p}/parts.bin`))).toEqual(whole);
+    expect(await storage.put(`${p}/none.bin`, [])).toMatchObject({ size: 0 });
+    expect(await storage.stat(`${p}/none.bin`)).toMatchObject({ size: 0 });
+    await expect(storage.put(`${p}/long.bin`, parts, { size: whole.length - 1 })).rejects.toThrow(/expected/);
+    expect(await storage.stat(`${p}/long.bin`)).toBeNull();
+  });
+
+  it('putBatch stores objects given whole or as parts (views into other buffers)', async () => {
+    const p = fresh();
+    const head = randomBytes(1000);
+    const source = randomBytes(600 * 1024);
+    const pixels = source.subarray(24);
+    await putBatch(storage, [
+      { key: `${p}/parts.dcm`, parts: [head, pixels], size: head.length + pixels.length },
+      { key: `${p}/whole.dcm`, bytes: head },
+      { key: `${p}/one-part.dcm`, parts: [pixels], size: pixels.length },
+    ]);
+    expect(await readAll(await storage.get(`${p}/parts.dcm`))).toEqual(Buffer.concat([head, pixels]));
+    expect(await readAll(await storage.get(`${p}/whole.dcm`))).toEqual(head);
+    expect(await readAll(await storage.get(`${p}/one-part.dcm`))).toEqual(pixels);
+    // Parts that do not add up to the announced size store nothing.
+    await expect(
+      putBatch(storage, [{ key: `${p}/short.dcm`, parts: [head], size: head.length + 1 }]),
+    ).rejects.toThrow(/expected/);
+    expect(await storage.stat(`${p}/short.dcm`)).toBeNull();
   });
 
   describe('ranged reads', () => {
@@ -593,6 +651,14 @@ describe('FsObjectStorage specifics', () => {
     expect(await stagingFiles()).toEqual([]);
     await storage.deletePrefix('c');
     await storage.deletePrefix('d');
+  });
+
+  it('makes its staging directory again when someone removed it', async () => {
+    await storage.put('again/first.bin', Buffer.from('first'));
+    await fsp.rm(path.join(root, '.staging'), { recursive: true });
+    await storage.put('again/second.bin', [Buffer.from('sec'), Buffer.from('ond')]);
+    expect((await readAll(await storage.get('again/second.bin'))).toString()).toBe('second');
+    await storage.deletePrefix('again');
   });
 
   it('reserves its staging directory', async () => {
