@@ -8,18 +8,19 @@
  * BENCH_STUDIES (10000), BENCH_RATE (200 requests/s), BENCH_SECONDS (20) per row.
  *
  * The studies (each with one series of 3 instances) are bulk-inserted with SQL into the real tables
- * of the migrated schema, then `vacuum analyze`. The server is the tests' app (createTestContext) in
- * this process, on a database created for the run and dropped after it; the load generator
- * (open-loop.mjs) runs in a process of its own and sends on schedule whatever the answers do,
- * measuring each latency from the request's scheduled send time. Server CPU per answer is
- * `process.cpuUsage()` of this process (event loop, zlib and libuv threads) over the row, divided by
- * the answers.
+ * of the migrated schema, then `vacuum analyze` (seed-studies.ts). The server is the tests' app
+ * (createTestContext) in this process, on a database created for the run and dropped after it;
+ * the load generator (open-loop.mjs) runs in a process of its own and sends on schedule whatever
+ * the answers do, measuring each latency from the request's scheduled send time. Server CPU per
+ * answer is `process.cpuUsage()` of this process (event loop, zlib and libuv threads) over the row,
+ * divided by the answers.
  */
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { seedStudies } from './seed-studies';
 
 if (!process.env.DATABASE_URL) {
   console.error('Set DATABASE_URL to a PostgreSQL server (a database is created for the run and dropped).');
@@ -69,33 +70,7 @@ try {
     headers: { authorization: `Bearer ${token}` },
   });
   const userId = me.json().id as string;
-  const t0 = Date.now();
-  for (let from = 0; from < STUDIES; from += 1000) {
-    await sqlClient.query(
-      `with s as (
-         insert into studies (owner_id, study_instance_uid, patient_name, patient_id, study_date, study_description,
-                              institution_name, modalities, series_count, instance_count, size_bytes, created_at, updated_at)
-         select $1::uuid, '2.25.' || (1000000 + g), 'Patient^Number' || g, 'PID' || g,
-                date '2010-01-01' + (g % 5000), 'CT chest with contrast ' || g, 'General Hospital',
-                case g % 3 when 0 then '{CT}'::text[] when 1 then '{MR}'::text[] else '{CR,SR}'::text[] end,
-                1, 3, 3 * 525000, now() - g * interval '1 minute', now()
-         from generate_series($2::int, $3::int) g
-         returning id, study_instance_uid),
-       se as (
-         insert into series (study_id, series_instance_uid, modality, series_number, instance_count)
-         select id, study_instance_uid || '.1', 'CT', 1, 3 from s
-         returning id, study_id, series_instance_uid)
-       insert into instances (study_id, series_id, sop_instance_uid, sop_class_uid, instance_number, transfer_syntax_uid,
-                              size_bytes, crc32, storage_key, storage_offset)
-       select se.study_id, se.id, se.series_instance_uid || '.' || i, '1.2.840.10008.5.1.4.1.1.2', i,
-              '1.2.840.10008.1.2.1', 525000, (hashtext(se.series_instance_uid || i)::bigint & 4294967295),
-              'dicom/' || se.study_id || '/' || i || '.dcm', 0
-       from se, generate_series(1, 3) i`,
-      [userId, from, Math.min(STUDIES, from + 1000) - 1],
-    );
-  }
-  await sqlClient.query('vacuum analyze studies, series, instances');
-  const fillSeconds = (Date.now() - t0) / 1000;
+  const fillSeconds = await seedStudies(sqlClient, userId, STUDIES);
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = ctx.app.server.address();
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
