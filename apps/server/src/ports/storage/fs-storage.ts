@@ -375,6 +375,9 @@ export class FsObjectStorage implements ObjectStorage {
   }
 
   private async makeParentDirs(dir: string, key: string, realRoot: string): Promise<void> {
+    // Most puts go to a folder that exists (every file of a study after the first): one check.
+    const existing = await realpathOrNull(dir);
+    if (existing !== null) return this.assertWithinRoot(existing, realRoot, key);
     // mkdir -p follows symlinks in existing components, so check what exists before creating anything under it.
     this.assertWithinRoot(await realpathOfDeepestExisting(dir), realRoot, key);
     let firstCreated: string | undefined;
