@@ -1,5 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, usePrefetchQuery, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
@@ -21,7 +22,18 @@ export function userStudiesQueryOptions(userId: string) {
   });
 }
 
-/** The list is read again each time a page showing it is entered. */
+/**
+ * The list is read again each time a page showing it is entered. With nothing cached yet, the
+ * request is sent while the page renders rather than once it is shown: a page that has just been
+ * loaded is shown up to 300 ms after it rendered (React reveals what a Suspense spinner stood for
+ * at that pace), and a list of thousands of studies takes that long to come.
+ */
 export function useUserStudies(userId: string) {
-  return useQuery({ ...userStudiesQueryOptions(userId), refetchOnMount: 'always' });
+  const [enteredAt] = useState(() => Date.now());
+  usePrefetchQuery(userStudiesQueryOptions(userId));
+  return useQuery({
+    ...userStudiesQueryOptions(userId),
+    // Not twice, though: a list that arrived since the page began rendering is read already.
+    refetchOnMount: (query) => (query.state.dataUpdatedAt < enteredAt ? 'always' : false),
+  });
 }

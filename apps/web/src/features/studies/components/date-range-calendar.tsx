@@ -1,13 +1,17 @@
 import { DayPicker, type DateRange, type Modifiers } from 'react-day-picker';
 import 'react-day-picker/style.css';
 
+// Made once: toLocaleDateString makes a formatter on every call, twice for each of the ~70 days.
+const MONTH_YEAR = new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric' });
+const WEEKDAY = new Intl.DateTimeFormat('en-US', { weekday: 'long' });
+
 /**
  * A day button's name starts with the number it shows ('1 July 2004, Thursday'), so speech input
  * users can say what they see.
  */
 function labelDayButton(date: Date, modifiers: Modifiers): string {
-  const monthYear = date.toLocaleDateString('en-US', { month: 'long', year: 'numeric' });
-  const weekday = date.toLocaleDateString('en-US', { weekday: 'long' });
+  const monthYear = MONTH_YEAR.format(date);
+  const weekday = WEEKDAY.format(date);
   let label = `${date.getDate()} ${monthYear}, ${weekday}`;
   if (modifiers.today) label += ', today';
   if (modifiers.selected) label += ', selected';

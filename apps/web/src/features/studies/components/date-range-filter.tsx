@@ -1,5 +1,5 @@
 import { CalendarRange, X } from 'lucide-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DateRange } from 'react-day-picker';
 import { Button } from '@/components/ui/button';
 import { Popover, PopoverContent, PopoverTrigger } from '@/components/ui/popover';
@@ -29,23 +29,35 @@ export function DateRangeFilter({
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<DateRange | undefined>(undefined);
   const active = Boolean(value.from && value.to);
+  const latestOnChange = useRef(onChange);
+  useLayoutEffect(() => {
+    latestOnChange.current = onChange;
+  });
 
   const onOpenChange = (next: boolean) => {
     setOpen(next);
     if (next) setDraft(active ? { from: value.from, to: value.to } : undefined);
   };
 
-  // The first click starts a new range; the second ends it, applies it and closes.
-  const onDayClick = (day: Date) => {
-    if (!draft?.from || draft.to) {
-      setDraft({ from: day, to: undefined });
-      return;
-    }
-    const [from, to] = day < draft.from ? [day, draft.from] : [draft.from, day];
-    setDraft({ from, to });
-    onChange({ from, to });
-    setOpen(false);
-  };
+  // The first click starts a new range; the second ends it, applies it and closes. The draft is
+  // left as it is then (opening sets it again): the closing calendar is not drawn once more, which
+  // took as long as filtering and drawing the list the range applies to.
+  const onDayClick = useCallback(
+    (day: Date) => {
+      if (!draft?.from || draft.to) {
+        setDraft({ from: day, to: undefined });
+        return;
+      }
+      const [from, to] = day < draft.from ? [day, draft.from] : [draft.from, day];
+      latestOnChange.current({ from, to });
+      setOpen(false);
+    },
+    [draft],
+  );
+  const calendar = useMemo(
+    () => <DateRangeCalendar selected={draft} onDayClick={onDayClick} />,
+    [draft, onDayClick],
+  );
 
   return (
     <div className="flex items-center gap-1">
@@ -70,7 +82,7 @@ export function DateRangeFilter({
               </div>
             }
           >
-            <DateRangeCalendar selected={draft} onDayClick={onDayClick} />
+            {calendar}
           </Suspense>
         </PopoverContent>
       </Popover>

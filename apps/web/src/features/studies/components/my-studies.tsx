@@ -8,6 +8,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useDeleteStudy } from '../api/delete-study';
+import { useListPage } from '../hooks/use-list-page';
 import { useDownloadStudy } from '../api/download-study';
 import { useUserStudies } from '../api/get-user-studies';
 import { useTransferOwnership } from '../api/ownership';
@@ -32,7 +33,7 @@ import { StudyFilterBar } from './study-filter-bar';
 import { StudyInfoDialog } from './study-info-dialog';
 import { TransferOwnershipDialog } from './transfer-ownership-dialog';
 
-/** The My Studies tab of the Studies list: filter bar, sortable table and row actions. */
+/** The My Studies tab of the Studies list: filter bar, sortable table (a page at a time) and row actions. */
 export function MyStudies({
   userId,
   newOnly,
@@ -68,13 +69,13 @@ export function MyStudies({
   const makeCopy = useMakeDeidentifiedCopy();
   const transferOwnership = useTransferOwnership(userId);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [page, setPage] = useListPage([filter, sort, newOnly]);
 
   const all = studies.data;
   const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
-  const rows = useMemo(
-    () => sortStudies(filterStudies(all ?? [], { ...filter, newOnly }), sort),
-    [all, filter, newOnly, sort],
-  );
+  // Filtered and sorted apart, so that a new sort does not filter again (and the reverse).
+  const filtered = useMemo(() => filterStudies(all ?? [], { ...filter, newOnly }), [all, filter, newOnly]);
+  const rows = useMemo(() => sortStudies(filtered, sort), [filtered, sort]);
 
   // Only studies still listed and shown count as selected (a deleted or filtered-out one drops out).
   const selectedStudies = useMemo(() => rows.filter((s) => selected.has(s.id)), [rows, selected]);
@@ -88,7 +89,15 @@ export function MyStudies({
             else next.delete(studyId);
             return next;
           }),
-        toggleAll: (on: boolean) => setSelected(on ? new Set(rows.map((s) => s.id)) : new Set()),
+        toggleAll: (on: boolean, shown: readonly StudyListItem[]) =>
+          setSelected((prev) => {
+            const next = new Set(prev);
+            for (const s of shown) {
+              if (on) next.add(s.id);
+              else next.delete(s.id);
+            }
+            return next;
+          }),
       }
     : undefined;
 
@@ -188,6 +197,8 @@ export function MyStudies({
         sort={sort}
         onSort={(key) => setSort((s) => nextSort(s, key))}
         onSortChange={setSort}
+        page={page}
+        onPageChange={setPage}
         handlers={{
           onInfo: setInfoStudy,
           onShare: setSharing,

@@ -9,6 +9,7 @@ import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useSharedStudies } from '../api/get-shared-studies';
 import { useRequestOwnership } from '../api/ownership';
+import { useListPage } from '../hooks/use-list-page';
 import {
   DEFAULT_SORT,
   EMPTY_FILTER,
@@ -35,6 +36,7 @@ export function SharedStudies({ userId }: { userId: string }) {
   const [filter, setFilter] = useState<StudyFilter>(EMPTY_FILTER);
   const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
   const [infoStudy, setInfoStudy] = useState<StudyListItem | null>(null);
+  const [page, setPage] = useListPage([filter, sort]);
 
   const items = shared.data;
   const studies = useMemo(() => (items ?? []).map((item) => item.study), [items]);
@@ -43,7 +45,8 @@ export function SharedStudies({ userId }: { userId: string }) {
     [items],
   );
   const modalities = useMemo(() => distinctModalities(studies), [studies]);
-  const rows = useMemo(() => sortStudies(filterStudies(studies, filter), sort), [studies, filter, sort]);
+  const filtered = useMemo(() => filterStudies(studies, filter), [studies, filter]);
+  const rows = useMemo(() => sortStudies(filtered, sort), [filtered, sort]);
 
   const request = (study: StudyListItem) =>
     requestOwnership.mutate(study.id, {
@@ -85,6 +88,8 @@ export function SharedStudies({ userId }: { userId: string }) {
         sort={sort}
         onSort={(key) => setSort((s) => nextSort(s, key))}
         onSortChange={setSort}
+        page={page}
+        onPageChange={setPage}
         caption="Studies shared with you"
         sharedBy={sharedBy}
         handlers={{ onInfo: setInfoStudy, onRequestOwnership: request }}

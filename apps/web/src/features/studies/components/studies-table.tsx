@@ -180,7 +180,7 @@ export function StudiesTable({
                         ? 'indeterminate'
                         : false
                   }
-                  onCheckedChange={(checked) => handlers.selection!.toggleAll(checked === true)}
+                  onCheckedChange={(checked) => handlers.selection!.toggleAll(checked === true, studies)}
                   aria-label="Select all studies shown"
                 />
               </th>

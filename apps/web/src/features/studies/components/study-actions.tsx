@@ -47,8 +47,8 @@ export interface StudyRowHandlers {
 export interface StudySelection {
   selected: ReadonlySet<string>;
   toggle: (studyId: string, on: boolean) => void;
-  /** Ticks or clears every study shown. */
-  toggleAll: (on: boolean) => void;
+  /** Ticks or clears every study shown (the page of the list on screen). */
+  toggleAll: (on: boolean, shown: readonly StudyListItem[]) => void;
 }
 
 /** A study's tick box for actions on a selection. */

@@ -1,6 +1,6 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { Eye, FileImage, FlaskConical } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { EmptyState } from '@/components/empty-state';
 import { Button } from '@/components/ui/button';
@@ -11,13 +11,15 @@ import { formatDate } from '@/lib/format';
 import {
   analysisHref,
   distinctModalities,
-  matchesModality,
-  matchesSearch,
+  EMPTY_FILTER,
+  filterStudies,
   patientDisplayName,
   viewerHref,
 } from '../utils/study-list';
 import { ModalitySelect, SearchInput } from './study-filter-bar';
 import { DeidentifiedBadge } from './study-actions';
+import { useListPage } from '../hooks/use-list-page';
+import { pageOf, scrollToListTop, StudiesPager, STUDIES_PAGE_SIZE } from './studies-pager';
 
 function StudyCard({ study }: { study: StudyListItem }) {
   const m = study.metadata;
@@ -69,7 +71,7 @@ function StudyCard({ study }: { study: StudyListItem }) {
   );
 }
 
-/** The Dashboard's studies: search, modality filter and a grid of study cards. */
+/** The Dashboard's studies: search, modality filter and a grid of study cards, a page at a time. */
 export function StudyCards({
   studies,
   isPending,
@@ -83,9 +85,12 @@ export function StudyCards({
   const [modality, setModality] = useState('all');
   const modalities = useMemo(() => distinctModalities(studies ?? []), [studies]);
   const shown = useMemo(
-    () => (studies ?? []).filter((s) => matchesSearch(s, search) && matchesModality(s, modality)),
+    () => filterStudies(studies ?? [], { ...EMPTY_FILTER, search, modality }),
     [studies, search, modality],
   );
+  const [page, setPage] = useListPage([search, modality]);
+  const paged = useMemo(() => pageOf(shown, page), [shown, page]);
+  const top = useRef<HTMLUListElement>(null);
 
   return (
     <section aria-labelledby="dashboard-studies" className="grid gap-4">
@@ -105,16 +110,29 @@ export function StudyCards({
       ) : shown.length === 0 ? (
         <EmptyState icon={FileImage} title="No studies found" />
       ) : (
-        <ul
-          aria-label="Studies"
-          className="grid grid-cols-[repeat(auto-fill,minmax(min(100%,15rem),1fr))] gap-4"
-        >
-          {shown.map((study) => (
-            <li key={study.id} className="grid min-w-0">
-              <StudyCard study={study} />
-            </li>
-          ))}
-        </ul>
+        <>
+          <ul
+            ref={top}
+            aria-label="Studies"
+            className="grid grid-cols-[repeat(auto-fill,minmax(min(100%,15rem),1fr))] gap-4"
+          >
+            {paged.rows.map((study) => (
+              <li key={study.id} className="grid min-w-0">
+                <StudyCard study={study} />
+              </li>
+            ))}
+          </ul>
+          <StudiesPager
+            page={paged.page}
+            pageCount={paged.pageCount}
+            pageSize={STUDIES_PAGE_SIZE}
+            total={shown.length}
+            onPage={(next) => {
+              setPage(next);
+              scrollToListTop(top.current);
+            }}
+          />
+        </>
       )}
     </section>
   );

@@ -37,19 +37,77 @@ function time(value: string | null | undefined): number {
   return isValid(date) ? date.getTime() : 0;
 }
 
+/**
+ * What sorting and filtering read of a study, worked out once per study object (the list's query
+ * data is never changed in place), so that a sort or a keystroke in the search over thousands of
+ * studies neither parses dates nor folds names again.
+ */
+interface Derived {
+  uploaded?: number;
+  studyDate?: number;
+  completed?: number;
+  /** The patient name as shown, and its sort key (lower case). */
+  name?: string;
+  nameKey?: string;
+  /** The shown name and the name's groups, folded: what the search looks in for a name. */
+  nameFolded?: string;
+  /** Description, id and modality, folded (missing ones left out). */
+  fieldsFolded?: string[];
+  modalities?: string[];
+}
+const derivedOf = new WeakMap<StudyListItem, Derived>();
+function derived(study: StudyListItem): Derived {
+  let d = derivedOf.get(study);
+  if (!d) derivedOf.set(study, (d = {}));
+  return d;
+}
+
+function uploadTime(study: StudyListItem): number {
+  const d = derived(study);
+  return (d.uploaded ??= time(study.createdAt));
+}
+
 /** A study without a date counts as the epoch. */
 function studyDateTime(study: StudyListItem): number {
-  return time(study.metadata.studyDate);
+  const d = derived(study);
+  return (d.studyDate ??= time(study.metadata.studyDate));
 }
 
 /** The patient name as the list shows it ('DOE, JOHN' for the DICOM 'DOE^JOHN'). */
 export function patientDisplayName(study: StudyListItem): string {
-  return formatPersonName(study.metadata.patientName);
+  const d = derived(study);
+  return (d.name ??= formatPersonName(study.metadata.patientName));
 }
 
 /** Lower case without accents, so 'jerome' finds 'Jérôme'. */
 function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+function foldedName(study: StudyListItem): string {
+  const d = derived(study);
+  return (d.nameFolded ??= fold(
+    `${patientDisplayName(study)} ${(study.metadata.patientName ?? '').replace(/[\^=]/g, ' ')}`,
+  ));
+}
+
+function foldedFields(study: StudyListItem): string[] {
+  const d = derived(study);
+  return (d.fieldsFolded ??= [study.metadata.studyDescription, study.id, study.metadata.modality]
+    .filter((value): value is string => Boolean(value))
+    .map(fold));
+}
+
+/** The search as a test of one study (the search text folded once, not once per study). */
+function searchTest(search: string): ((study: StudyListItem) => boolean) | null {
+  const needle = fold(search.trim());
+  if (!needle) return null;
+  const words = needle.split(/[\s,^]+/).filter(Boolean);
+  return (study) => {
+    const name = foldedName(study);
+    if (name.includes(needle) || foldedFields(study).some((value) => value.includes(needle))) return true;
+    return words.length > 1 && words.every((word) => name.includes(word));
+  };
 }
 
 /**
@@ -58,23 +116,16 @@ function fold(text: string): string {
  * of the search is in it ('john doe' finds 'DOE, JOHN').
  */
 export function matchesSearch(study: StudyListItem, search: string): boolean {
-  const needle = fold(search.trim());
-  if (!needle) return true;
-  const name = fold(
-    `${patientDisplayName(study)} ${(study.metadata.patientName ?? '').replace(/[\^=]/g, ' ')}`,
-  );
-  const fields = [study.metadata.studyDescription, study.id, study.metadata.modality];
-  if (name.includes(needle) || fields.some((value) => value && fold(value).includes(needle))) return true;
-  const words = needle.split(/[\s,^]+/).filter(Boolean);
-  return words.length > 1 && words.every((word) => name.includes(word));
+  return searchTest(search)?.(study) ?? true;
 }
 
 /** The study's modalities, upper case: the list joins them with '/' ('CT/SR' is CT and SR). */
 function modalitiesOf(study: StudyListItem): string[] {
-  return (study.metadata.modality ?? '')
+  const d = derived(study);
+  return (d.modalities ??= (study.metadata.modality ?? '')
     .split('/')
     .map((m) => m.trim().toUpperCase())
-    .filter(Boolean);
+    .filter(Boolean));
 }
 
 /**
@@ -89,9 +140,11 @@ export function matchesModality(study: StudyListItem, modality: string): boolean
 export function filterStudies(studies: readonly StudyListItem[], filter: StudyFilter): StudyListItem[] {
   const from = filter.date.from ? startOfDay(filter.date.from).getTime() : -Infinity;
   const to = filter.date.to ? endOfDay(filter.date.to).getTime() : Infinity;
+  const dated = Boolean(filter.date.from || filter.date.to);
+  const search = searchTest(filter.search);
   return studies.filter((study) => {
-    if (!matchesSearch(study, filter.search) || !matchesModality(study, filter.modality)) return false;
-    if (filter.date.from || filter.date.to) {
+    if ((search && !search(study)) || !matchesModality(study, filter.modality)) return false;
+    if (dated) {
       const at = studyDateTime(study);
       if (at < from || at > to) return false;
     }
@@ -111,29 +164,43 @@ function sortValue(study: StudyListItem, key: StudySortKey): string | number {
     // The first column shows the description; sorting it by its text is what a user expects.
     case 'id':
       return (study.metadata.studyDescription ?? '').toLowerCase();
-    case 'patientName':
-      return patientDisplayName(study).toLowerCase();
+    case 'patientName': {
+      const d = derived(study);
+      return (d.nameKey ??= patientDisplayName(study).toLowerCase());
+    }
     case 'type':
       return (study.metadata.modality ?? '').toLowerCase();
     case 'uploadDate':
-      return time(study.createdAt);
+      return uploadTime(study);
     case 'studyDate':
       return studyDateTime(study);
-    case 'latestCompletionDate':
-      return time(study.latestCompletionDate);
+    case 'latestCompletionDate': {
+      const d = derived(study);
+      return (d.completed ??= time(study.latestCompletionDate));
+    }
   }
 }
 
+/** What `localeCompare` does with no locale or options, made once rather than per comparison. */
+const collator = new Intl.Collator();
+
 export function sortStudies(studies: readonly StudyListItem[], sort: StudySort): StudyListItem[] {
   const factor = sort.direction === 'asc' ? 1 : -1;
-  return [...studies].sort((a, b) => {
-    const va = sortValue(a, sort.key);
-    const vb = sortValue(b, sort.key);
+  // Each study's sort value and upload time read once, not twice per comparison.
+  const keyed = studies.map((study) => ({
+    study,
+    value: sortValue(study, sort.key),
+    uploaded: uploadTime(study),
+  }));
+  keyed.sort((a, b) => {
     const order =
-      typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
+      typeof a.value === 'number' && typeof b.value === 'number'
+        ? a.value - b.value
+        : collator.compare(String(a.value), String(b.value));
     // Ties keep a stable, newest-first order.
-    return order * factor || time(b.createdAt) - time(a.createdAt);
+    return order * factor || b.uploaded - a.uploaded;
   });
+  return keyed.map((k) => k.study);
 }
 
 /** The 'Get Analysis' target; study name and patient name URL-encoded, 'N/A' when missing. */
