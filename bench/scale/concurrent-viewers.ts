@@ -13,22 +13,20 @@
  * cached it. Frames: each viewer walks the series' frames in turn, as a viewer scrolling through it.
  * Server CPU per answer is `process.cpuUsage()` of this process over the row, divided by answers.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { generateSeries } from '../../apps/server/test/helpers/dicom-series';
 import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { runScript } from './run-script';
 
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 1000);
 const SLICES = Number(process.env.BENCH_SLICES ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const loadScript = fileURLToPath(new URL('./closed-loop.mjs', import.meta.url));
 
 interface Load {
   requests: number;
@@ -57,15 +55,7 @@ function rawGet(url: string, headers: Record<string, string>) {
   });
 }
 
-const closedLoop = (job: Record<string, unknown>) =>
-  new Promise<Load>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [loadScript, JSON.stringify(job)],
-      { maxBuffer: 16 * 1024 * 1024 },
-      (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Load)),
-    ),
-  );
+const closedLoop = (job: Record<string, unknown>) => runScript<Load>('./closed-loop.mjs', job);
 
 /** One row: the load, and this process's CPU (the server under test) per answer. */
 async function row(name: string, job: { base: string; paths: string[]; headers: Record<string, string> }) {

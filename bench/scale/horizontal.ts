@@ -23,13 +23,12 @@
  * in every round (one uncounted round with both warms them). Each ingest upload is by a new account.
  * Per-process CPU is read from /proc/<pid>/stat over each measurement.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { runScript } from './run-script';
 import {
   captcha,
   freePort,
@@ -77,25 +76,6 @@ function cpuSeconds(pid: number | undefined): number {
   } catch {
     return 0;
   }
-}
-
-/** Runs a script of this folder in a process of its own with one JSON argument; parses its last line. */
-function runScript<T>(script: string, job: unknown): Promise<T> {
-  const file = fileURLToPath(new URL(script, import.meta.url));
-  const argv = script.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), file] : [file];
-  const child = spawn(process.execPath, [...argv, JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
-        : reject(new Error(`${script} exited with ${code}`)),
-    );
-  });
 }
 
 const dirs: string[] = [];

@@ -15,11 +15,10 @@
  * answer is `process.cpuUsage()` of this process (event loop, zlib and libuv threads) over the row,
  * divided by the answers.
  */
-import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { runScript } from './run-script';
 import { seedStudies } from './seed-studies';
 
 if (!process.env.DATABASE_URL) {
@@ -29,7 +28,6 @@ if (!process.env.DATABASE_URL) {
 const STUDIES = Number(process.env.BENCH_STUDIES ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const loadScript = fileURLToPath(new URL('./open-loop.mjs', import.meta.url));
 
 interface Load {
   requests: number;
@@ -44,15 +42,7 @@ interface Load {
   service: { p50: number; p99: number };
   clientCpuMs: number;
 }
-const openLoop = (job: Record<string, unknown>) =>
-  new Promise<Load>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [loadScript, JSON.stringify(job)],
-      { maxBuffer: 16 * 1024 * 1024 },
-      (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Load)),
-    ),
-  );
+const openLoop = (job: Record<string, unknown>) => runScript<Load>('./open-loop.mjs', job);
 
 const ctx = await createTestContext({ LOG_LEVEL: 'silent' });
 const sqlClient = new pg.Client({ connectionString: ctx.services.config.databaseUrl });
