@@ -26,12 +26,24 @@ export function openInstance(
   return storage.get(loc.storageKey, { start: loc.storageOffset + from, end: loc.storageOffset + to });
 }
 
-/** The whole instance in memory (for parsing and rendering). */
-export async function readInstance(storage: ObjectStorage, loc: InstanceLocation): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of await openInstance(storage, loc)) chunks.push(c as Buffer);
-  // Local storage reads a file of up to 1 MiB in one chunk: hand that on rather than copy it.
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/**
+ * The whole instance in memory (for parsing and rendering), or the bytes of `range` in it (fewer at
+ * its end).
+ */
+export async function readInstance(
+  storage: ObjectStorage,
+  loc: InstanceLocation,
+  range?: ByteRange,
+): Promise<Buffer> {
+  const stream = await openInstance(storage, loc, range);
+  // Events rather than async iteration: series metadata reads thousands of headers this way.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.once('error', reject);
+    // Local storage reads a file of up to 1 MiB in one chunk: hand that on rather than copy it.
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { openInstance, readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
+import { readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
 import { TS } from '../../dicom/transfer-syntax';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { parseInstance, parseInstanceHeader, type ParsedInstance } from './part10';
@@ -78,7 +78,7 @@ async function headerOnly(
   instance: StoredInstance,
   bytes: number,
 ): Promise<ParsedInstance | 'larger' | 'whole'> {
-  const head = await readRange(storage, instance, 0, bytes);
+  const head = await readInstance(storage, instance, { start: 0, end: bytes - 1 });
   let parsed: ParsedInstance;
   try {
     parsed = parseInstanceHeader(head, instance.transferSyntaxUid);
@@ -101,7 +101,7 @@ async function headerOnly(
     if (pos + 8 <= head.length) item = head.subarray(pos, pos + 8);
     else {
       if (++reads > MAX_ITEM_READS) return 'whole';
-      item = await readRange(storage, instance, pos, 8);
+      item = await readInstance(storage, instance, { start: pos, end: pos + 7 });
       if (item.length !== 8) return 'whole';
     }
     const view = new DataView(item.buffer, item.byteOffset, 8);
@@ -113,21 +113,4 @@ async function headerOnly(
     if (element !== 0xe000 || length === 0xffffffff) return 'whole';
     pos += 8 + length;
   }
-}
-
-/** `length` bytes of the instance from `start` (fewer at its end). */
-async function readRange(
-  storage: ObjectStorage,
-  loc: InstanceLocation,
-  start: number,
-  length: number,
-): Promise<Buffer> {
-  const stream = await openInstance(storage, loc, { start, end: start + length - 1 });
-  // Events rather than async iteration: a few thousand of these per series, and this is cheaper.
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.once('error', reject);
-    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-  });
 }
