@@ -63,13 +63,14 @@ export function StudiesPager({
           <ChevronsLeft aria-hidden="true" />
         </Button>
         <Button variant="outline" size="sm" disabled={page === 0} onClick={() => onPage(page - 1)}>
-          <ChevronLeft aria-hidden="true" /> Previous
+          {/* Words for screen readers only on a phone, where the row would not fit on one line. */}
+          <ChevronLeft aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Previous</span>
         </Button>
         <span className="px-2 text-sm text-muted-foreground">
           Page {count.format(page + 1)} of {count.format(pageCount)}
         </span>
         <Button variant="outline" size="sm" disabled={page >= pageCount - 1} onClick={() => onPage(page + 1)}>
-          Next <ChevronRight aria-hidden="true" />
+          <span className="sr-only sm:not-sr-only">Next</span> <ChevronRight aria-hidden="true" />
         </Button>
         <Button
           variant="outline"
