@@ -157,7 +157,13 @@ export function DeidentifiedOption({
           <summary className="cursor-pointer font-medium">
             What changes{several ? ' (the first study)' : ''}
           </summary>
-          <div className="mt-2 grid max-h-64 gap-2 overflow-y-auto">
+          {/* Scrolls when the list is long: focusable, so it can be scrolled from the keyboard. */}
+          <div
+            role="region"
+            aria-label="What changes"
+            tabIndex={0}
+            className="mt-2 grid max-h-64 gap-2 overflow-y-auto"
+          >
             <p className="text-xs text-muted-foreground">{deidentifySummary(preview.data)}</p>
             <DeidentifyPreviewDetails preview={preview} />
           </div>
