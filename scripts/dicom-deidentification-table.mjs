@@ -1,12 +1,16 @@
 // Writes apps/server/src/dicom/deidentify/profile-table.ts from DICOM PS3.15 Table E.1-1
-// (Application Level Confidentiality Profile Attributes), taken as data from a machine-readable
-// copy of the standard's table.
+// (Application Level Confidentiality Profile Attributes), taken as data from the standard itself.
 //
-//   node scripts/dicom-deidentification-table.mjs <table.json> <edition>
-//   e.g. node scripts/dicom-deidentification-table.mjs confidentiality_profile_attributes.json 2024b
+//   node scripts/dicom-deidentification-table.mjs <part15.xml> [edition]
+//   e.g. curl -LO https://dicom.nema.org/medical/dicom/2025e/source/docbook/part15/part15.xml
+//        node scripts/dicom-deidentification-table.mjs part15.xml
 //
-// <table.json> is Table E.1-1 as an array of rows, one per attribute, as the innolitics
-// `dicom-standard` project extracts it from the standard's HTML (part15.html) of an edition:
+// <part15.xml> is the standard's own DocBook source of PS3.15 for an edition; the edition is read
+// from its subtitle ("DICOM PS3.15 2025e - ..."). The table is found by its id (table_E.1-1) and its
+// columns by their headings, so a reordered or added column is caught rather than misread.
+// A JSON array of rows in the shape the innolitics `dicom-standard` project extracts from the
+// standard's HTML (`confidentiality_profile_attributes.json`) is accepted too; then the edition
+// must be given:
 //   { "name": "Accession Number", "tag": "(0008,0050)", "basicProfile": "Z",
 //     "rtnLongModifDatesOpt": "C", "cleanDescOpt": "C", ... }
 // Each column of the standard's table is one key; an empty cell is an absent key. The script checks
@@ -17,9 +21,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [source, edition] = process.argv.slice(2);
-if (!source || !/^\d{4}[a-e]$/.test(edition ?? '')) {
-  console.error('usage: node scripts/dicom-deidentification-table.mjs <table.json> <edition, e.g. 2024b>');
+const [source, editionArg] = process.argv.slice(2);
+if (!source || (editionArg !== undefined && !/^\d{4}[a-e]$/.test(editionArg))) {
+  console.error(
+    'usage: node scripts/dicom-deidentification-table.mjs <part15.xml | table.json> [edition, e.g. 2025e]',
+  );
   process.exit(2);
 }
 
@@ -39,7 +45,83 @@ const OPTION_COLUMNS = {
 /** PS3.15 E.1.1: D, Z, X, K, C, U and the IOD-dependent combinations of them. */
 const ACTIONS = new Set(['D', 'Z', 'X', 'K', 'C', 'U', 'Z/D', 'X/Z', 'X/D', 'X/Z/D', 'X/Z/U*']);
 
-const rows = JSON.parse(readFileSync(source, 'utf8'));
+/** The DocBook table's column headings, in the standard's words, under the JSON rows' keys. */
+const DOCBOOK_HEADINGS = {
+  'Attribute Name': 'name',
+  Tag: 'tag',
+  'Retd.': 'retired',
+  'In Std. Comp. IOD': 'stdCompIOD',
+  'Basic Prof.': 'basicProfile',
+  'Rtn. Safe Priv. Opt.': 'rtnSafePrivOpt',
+  'Rtn. UIDs Opt.': 'rtnUIDsOpt',
+  'Rtn. Dev. Id. Opt.': 'rtnDevIdOpt',
+  'Rtn. Inst. Id. Opt.': 'rtnInstIdOpt',
+  'Rtn. Pat. Chars. Opt.': 'rtnPatCharsOpt',
+  'Rtn. Long. Full Dates Opt.': 'rtnLongFullDatesOpt',
+  'Rtn. Long. Modif. Dates Opt.': 'rtnLongModifDatesOpt',
+  'Clean Desc. Opt.': 'cleanDescOpt',
+  'Clean Struct. Cont. Opt.': 'cleanStructContOpt',
+  'Clean Graph. Opt.': 'cleanGraphOpt',
+};
+
+/** A table cell's text: tags dropped, entities decoded, zero-width and other white space collapsed. */
+function cellText(xml) {
+  return (
+    xml
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&#x([0-9a-f]+);/gi, (_, h) => String.fromCodePoint(parseInt(h, 16)))
+      .replace(/&#(\d+);/g, (_, d) => String.fromCodePoint(Number(d)))
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&')
+      // The source breaks some long names with zero-width spaces ("GPS Latitude\u200b Ref").
+      .replace(/[\u200b-\u200d\ufeff]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
+}
+
+/** Table E.1-1 of a PS3.15 DocBook source as rows keyed like the JSON input, and its edition. */
+function rowsFromDocbook(xml) {
+  const edition = /<subtitle>\s*DICOM PS3\.15 (\d{4}[a-e])\b/.exec(xml)?.[1];
+  const start = xml.indexOf('xml:id="table_E.1-1"');
+  if (start < 0) throw new Error('no table_E.1-1 in this DocBook source');
+  const table = xml.slice(start, xml.indexOf('</table>', start));
+  const cells = (tr, name) => [
+    ...tr.matchAll(new RegExp(`<${name}\\b[^>]*?(?:/>|>([\\s\\S]*?)</${name}>)`, 'g')),
+  ];
+  const [head, ...body] = table.split(/<tr\b/).slice(1);
+  const keys = cells(head, 'th').map((m) => {
+    // "Retd. (from PS3.6)": the reference to another part is an empty olink, so compare the start.
+    const heading = cellText(m[1] ?? '');
+    const match = Object.keys(DOCBOOK_HEADINGS).find((h) => heading === h || heading.startsWith(`${h} (`));
+    if (!match) throw new Error(`unexpected column heading "${heading}" in Table E.1-1`);
+    return DOCBOOK_HEADINGS[match];
+  });
+  const rows = body.map((tr) => {
+    const values = cells(tr, 'td').map((m) => cellText(m[1] ?? ''));
+    if (values.length !== keys.length)
+      throw new Error(`a row of ${values.length} cells: ${values.join(' | ')}`);
+    const row = {};
+    keys.forEach((key, i) => {
+      if (values[i] !== '') row[key] = values[i];
+    });
+    return row;
+  });
+  return { rows, edition };
+}
+
+const text = readFileSync(source, 'utf8');
+const fromDocbook = text.trimStart().startsWith('<');
+const parsed = fromDocbook ? rowsFromDocbook(text) : { rows: JSON.parse(text), edition: undefined };
+const rows = parsed.rows;
+const edition = editionArg ?? parsed.edition;
+if (!edition) throw new Error('give the edition: it is not in the source');
+if (parsed.edition && editionArg && parsed.edition !== editionArg) {
+  throw new Error(`the source is edition ${parsed.edition}, not ${editionArg}`);
+}
 if (!Array.isArray(rows) || rows.length < 400) throw new Error('not Table E.1-1: expected 400+ rows');
 
 const out = [];

@@ -48,9 +48,9 @@ const KEPT_ON_PURPOSE: Record<string, string> = {
   '300A0002': DESCRIPTOR, // RT Plan Label
   '300A0003': DESCRIPTOR, // RT Plan Name
   '300A0016': DESCRIPTOR, // Dose Reference Description
-  // Content Sequence: X in the 2021b table Orthanc knows, D in 2024b; D on a sequence keeps it and
+  // Content Sequence: X in the 2021b table Orthanc knows, D in 2024b and 2025e; D on a sequence keeps it and
   // applies the profile to its items, so attributes the table does not list (Text Value) stay.
-  '0040A730': 'Basic Profile 2024b (D): the structured report content is kept, the profile applied inside',
+  '0040A730': 'Basic Profile 2025e (D): the structured report content is kept, the profile applied inside',
 };
 
 interface Leaf {

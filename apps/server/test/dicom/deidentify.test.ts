@@ -316,6 +316,68 @@ describe(`de-identification to ${PROFILE_EDITION}`, () => {
   );
 });
 
+describe(`rows of ${PROFILE_EDITION} that earlier editions did not have`, () => {
+  // Added to Table E.1-1 after 2024b (names to use, pronouns, gender identity, ethnic groups, device
+  // IDs), or given a Clean Descriptors action (Requesting Service).
+  const removed = {
+    '00100012': { vr: 'LO', Value: ['Janie'], name: 'Name to Use' },
+    '00102162': { vr: 'UC', Value: ['Basque'], name: 'Ethnic Groups' },
+    '00181010': { vr: 'LO', Value: ['SC-DEVICE-42'], name: 'Secondary Capture Device ID' },
+  } as const;
+  // X, or C under the Clean Descriptors option a copy applies: kept unless it names the patient.
+  const cleaned = {
+    '00100016': { vr: 'LT', Value: ['ask for Jane, not Ms Doe'], name: 'Pronoun Comment' },
+    '00321033': { vr: 'LO', Value: ['Cardiology'], name: 'Requesting Service' },
+  } as const;
+
+  it('has each in the table, with its Basic Profile and Clean Descriptors actions', () => {
+    for (const [tag, { name }] of Object.entries({ ...removed, ...cleaned })) {
+      expect(profileRow(tag)?.name, tag).toBe(name);
+      expect(profileRow(tag)?.basic, tag).toBe('X');
+    }
+    for (const tag of Object.keys(cleaned)) expect(profileRow(tag)?.options.cleanDescriptors, tag).toBe('C');
+  });
+
+  it('removes them from a copy, and cleans the descriptors that name the patient', () => {
+    const { DicomMetaDictionary, DicomDict } = dcmjs.data;
+    const sop = DicomMetaDictionary.uid();
+    const dict = new DicomDict(
+      DicomMetaDictionary.denaturalizeDataset({
+        FileMetaInformationVersion: new Uint8Array([0, 1]).buffer,
+        MediaStorageSOPClassUID: '1.2.840.10008.5.1.4.1.1.2',
+        MediaStorageSOPInstanceUID: sop,
+        TransferSyntaxUID: '1.2.840.10008.1.2.1',
+      }),
+    );
+    const elements = Object.fromEntries(
+      Object.entries({ ...removed, ...cleaned }).map(([tag, { vr, Value }]) => [
+        tag,
+        { vr, Value: [...Value] },
+      ]),
+    );
+    dict.dict = {
+      ...DicomMetaDictionary.denaturalizeDataset({
+        SOPClassUID: '1.2.840.10008.5.1.4.1.1.2',
+        SOPInstanceUID: sop,
+        StudyInstanceUID: DicomMetaDictionary.uid(),
+        SeriesInstanceUID: DicomMetaDictionary.uid(),
+        Modality: 'CT',
+        PatientName: 'Doe^Jane',
+      }),
+      ...elements,
+    };
+    const original = Buffer.from(dict.write());
+    const before = readDataSet(original, { dictionaryVrs: true });
+    for (const tag of Object.keys(elements)) expect(before.elements[`x${tag}`], tag).toBeDefined();
+    const r = deidentifyInstance(original, { dateShiftDays: -500, uids: createUidMap('policy') });
+    if (r.kind !== 'deidentified') throw new Error(`not de-identified: ${r.kind}`);
+    const after = readDataSet(r.bytes, { dictionaryVrs: true });
+    for (const tag of Object.keys(removed)) expect(after.elements[`x${tag}`], tag).toBeUndefined();
+    expect(after.string('x00100016')).not.toMatch(/Jane|Doe/);
+    expect(after.string('x00321033')).toBe('Cardiology');
+  });
+});
+
 describe('what a de-identified copy leaves out', () => {
   const ctx = () => ({ dateShiftDays: -500, uids: createUidMap('policy') });
   const fixture = (rel: string) => readFileSync(path.join(ROOT, 'pydicom', rel));
