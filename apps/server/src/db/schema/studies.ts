@@ -103,6 +103,11 @@ export const series = pgTable(
     seriesDescription: text('series_description'),
     bodyPart: text('body_part'),
     instanceCount: integer('instance_count').notNull().default(0),
+    /**
+     * Raised by every transaction that adds, replaces or moves an instance of the series, so a copy
+     * of what the series held (its cached metadata) is known to be current from this row alone.
+     */
+    revision: integer('revision').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('series_study_uid_key').on(t.studyId, t.seriesInstanceUid)],
