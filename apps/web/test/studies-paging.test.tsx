@@ -165,7 +165,15 @@ describe('the Dashboard’s studies a page at a time', () => {
     const user = userEvent.setup();
     render(
       <MemoryRouter>
-        <StudyCards studies={range(0, 60).map(study)} isPending={false} error={null} />
+        <StudyCards
+          query={{
+            data: range(0, 60).map(study),
+            isPending: false,
+            isError: false,
+            error: null,
+            refetch: () => undefined,
+          }}
+        />
       </MemoryRouter>,
     );
     const cards = () => within(screen.getByRole('list', { name: 'Studies' })).getAllByRole('listitem');

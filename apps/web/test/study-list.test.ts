@@ -6,9 +6,9 @@ import {
   distinctModalities,
   EMPTY_FILTER,
   filterStudies,
-  nextSort,
   sortStudies,
 } from '../src/features/studies/utils/study-list';
+import { nextSort } from '../src/components/list/sort';
 
 function study(
   id: string,
@@ -58,23 +58,23 @@ const ids = (list: StudyListItem[]) => list.map((s) => s.id);
 
 describe('studies list sorting, search and filters', () => {
   it('sorts by upload date, newest first, by default', () => {
-    expect(DEFAULT_SORT).toEqual({ key: 'uploadDate', direction: 'desc' });
+    expect(DEFAULT_SORT).toEqual({ key: 'uploadDate', dir: 'desc' });
     expect(ids(sortStudies([a, b, c], DEFAULT_SORT))).toEqual(['a', 'c', 'b']);
   });
 
   it('toggles the same column and starts a new column ascending', () => {
-    expect(nextSort(DEFAULT_SORT, 'uploadDate')).toEqual({ key: 'uploadDate', direction: 'asc' });
-    expect(nextSort({ key: 'uploadDate', direction: 'asc' }, 'uploadDate')).toEqual({
+    expect(nextSort(DEFAULT_SORT, 'uploadDate')).toEqual({ key: 'uploadDate', dir: 'asc' });
+    expect(nextSort({ key: 'uploadDate', dir: 'asc' }, 'uploadDate')).toEqual({
       key: 'uploadDate',
-      direction: 'desc',
+      dir: 'desc',
     });
-    expect(nextSort(DEFAULT_SORT, 'patientName')).toEqual({ key: 'patientName', direction: 'asc' });
+    expect(nextSort(DEFAULT_SORT, 'patientName')).toEqual({ key: 'patientName', dir: 'asc' });
   });
 
   it('sorts names without regard to case and missing dates as the epoch', () => {
-    expect(ids(sortStudies([a, b, c], { key: 'patientName', direction: 'asc' }))).toEqual(['c', 'b', 'a']);
-    expect(ids(sortStudies([a, b, c], { key: 'studyDate', direction: 'asc' }))).toEqual(['c', 'a', 'b']);
-    expect(ids(sortStudies([a, b, c], { key: 'studyDate', direction: 'desc' }))).toEqual(['b', 'a', 'c']);
+    expect(ids(sortStudies([a, b, c], { key: 'patientName', dir: 'asc' }))).toEqual(['c', 'b', 'a']);
+    expect(ids(sortStudies([a, b, c], { key: 'studyDate', dir: 'asc' }))).toEqual(['c', 'a', 'b']);
+    expect(ids(sortStudies([a, b, c], { key: 'studyDate', dir: 'desc' }))).toEqual(['b', 'a', 'c']);
   });
 
   it('searches description, id, modality and patient name in any case', () => {

@@ -46,7 +46,7 @@ export default function DashboardRoute() {
           completedAnalysis={counts.completed}
         />
         <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
-          <StudyCards studies={studies.data} isPending={studies.isPending} error={studies.error} />
+          <StudyCards query={studies} />
           {/* On a phone the (height-capped) activity panel comes first, not after every study card. */}
           <div className="order-first lg:order-none">
             <RecentActivity compact={!studies.data?.length} />

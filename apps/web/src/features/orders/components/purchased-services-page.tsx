@@ -1,30 +1,34 @@
 import { humanize, type Purchase } from '@mi/contracts/orders';
 import { FileText, Star, Upload } from 'lucide-react';
 import { useMemo, useState } from 'react';
-import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { distinctOptions, FilterToolbar } from '@/components/list/filter-toolbar';
+import { ListLayout } from '@/components/list/list-layout';
+import { listStatus, ListStatus, ListStatusRow } from '@/components/list/list-status';
+import { matchesText } from '@/components/list/sort';
+import { SortHeader, SortSelect } from '@/components/list/sort-controls';
+import { useList } from '@/components/list/use-list';
 import { DemoBadge, Stars } from '@/components/provider-trust';
-import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { useWideLayout } from '@/hooks/use-media-query';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
-import { TableMessageRow } from '@/components/table-message-row';
 import { usePurchases } from '../api/get-purchases';
 import { PurchaseStatusBadge, purchaseStatusLabel, RefundNote } from './order-status-badge';
 import { RateOrderDialog } from './rate-order-dialog';
 
 type Key = 'name' | 'scope' | 'date' | 'provider' | 'status';
-const valueOf = (p: Purchase, key: Key): string =>
-  key === 'name'
-    ? p.service.name
-    : key === 'scope'
-      ? p.service.scope
-      : key === 'date'
-        ? p.createdAt
-        : key === 'provider'
-          ? p.provider.name
-          : p.orderStatus;
+const SORT_BY = {
+  name: (p: Purchase) => p.service.name,
+  scope: (p: Purchase) => p.service.scope,
+  date: (p: Purchase) => p.createdAt,
+  provider: (p: Purchase) => p.provider.name,
+  status: (p: Purchase) => p.orderStatus,
+};
+interface Filters {
+  scope: string;
+  provider: string;
+  status: string;
+}
 
 const COLUMNS: Array<{ key: Key; label: string; kind?: 'date' }> = [
   { key: 'name', label: 'Service Name' },
@@ -153,12 +157,6 @@ export function PurchasedServicesPage({
   onAttach: (order: Purchase) => void;
 }) {
   const purchases = usePurchases(userId);
-  const wide = useWideLayout();
-  const [search, setSearch] = useState('');
-  const [scope, setScope] = useState('all');
-  const [provider, setProvider] = useState('all');
-  const [status, setStatus] = useState('all');
-  const [sort, setSort] = useState<SortState<Key>>({ key: 'date', dir: 'desc' });
   const [rating, setRating] = useState<Purchase | null>(null);
 
   // Orders still waiting for payment are on the Billing page, not purchased yet.
@@ -169,53 +167,45 @@ export function PurchasedServicesPage({
       ),
     [purchases.data],
   );
-  const rows = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    return paid
-      .filter(
-        (p) =>
-          (scope === 'all' || p.service.scope === scope) &&
-          (provider === 'all' || p.provider.name === provider) &&
-          (status === 'all' || p.orderStatus === status) &&
-          (!q ||
-            [p.service.name, p.provider.name, p.id, humanize(p.service.scope)].some((v) =>
-              v.toLowerCase().includes(q),
-            )),
-      )
-      .sort((a, b) => {
-        const c = valueOf(a, sort.key).localeCompare(valueOf(b, sort.key));
-        return sort.dir === 'asc' ? c : -c;
-      });
-  }, [paid, search, scope, provider, status, sort]);
-
-  const message = purchases.isPending
-    ? 'Loading...'
-    : purchases.isError
-      ? 'Failed to load purchased services.'
-      : rows.length === 0
-        ? 'No purchased services found'
-        : null;
+  const list = useList<Purchase, Key, Filters>({
+    rows: paid,
+    sort: { key: 'date', dir: 'desc' },
+    sortBy: SORT_BY,
+    search: (p, q) => matchesText([p.service.name, p.provider.name, p.id, humanize(p.service.scope)], q),
+    filters: { scope: 'all', provider: 'all', status: 'all' },
+    filter: (p, f) =>
+      (f.scope === 'all' || p.service.scope === f.scope) &&
+      (f.provider === 'all' || p.provider.name === f.provider) &&
+      (f.status === 'all' || p.orderStatus === f.status),
+    pageSize: Infinity,
+  });
+  // Rows held from before a failed reload are not shown under its error.
+  const rows = purchases.isError ? [] : list.rows;
+  const status = {
+    error: 'Failed to load purchased services.',
+    empty: 'No purchased services found',
+  };
 
   return (
     <div className="grid gap-4">
       <FilterToolbar
-        search={search}
-        onSearch={setSearch}
+        search={list.search}
+        onSearch={list.setSearch}
         placeholder="Search purchased services..."
         searchLabel="Search purchased services"
         filters={[
           {
             label: 'Scope filter',
             allLabel: 'All Scopes',
-            value: scope,
-            onChange: setScope,
+            value: list.filters.scope,
+            onChange: (value) => list.setFilter('scope', value),
             options: distinctOptions(paid, (p) => p.service.scope),
           },
           {
             label: 'Provider filter',
             allLabel: 'All Providers',
-            value: provider,
-            onChange: setProvider,
+            value: list.filters.provider,
+            onChange: (value) => list.setFilter('provider', value),
             options: distinctOptions(
               paid,
               (p) => p.provider.name,
@@ -225,84 +215,96 @@ export function PurchasedServicesPage({
           {
             label: 'Status filter',
             allLabel: 'All Statuses',
-            value: status,
-            onChange: setStatus,
+            value: list.filters.status,
+            onChange: (value) => list.setFilter('status', value),
             options: distinctOptions(paid, (p) => p.orderStatus, purchaseStatusLabel),
           },
         ]}
-      >
-        {!wide && <SortSelect columns={COLUMNS} sort={sort} onSort={setSort} />}
-      </FilterToolbar>
-      {wide ? (
-        <Card className="overflow-x-auto">
-          <table className="w-full text-sm" aria-label="Purchased services">
-            <thead className="border-b bg-muted/40">
-              <tr>
-                {COLUMNS.map((c) => (
-                  <SortHeader key={c.key} sortKey={c.key} label={c.label} sort={sort} onSort={setSort} />
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {message && (
-                <TableMessageRow columns={5} error={purchases.isError}>
-                  {message}
-                </TableMessageRow>
-              )}
-              {rows.map((p) => (
-                <tr key={p.id} className={cn('border-b align-top', needsData(p) && 'bg-blue-50')}>
-                  <td className="px-3 py-2 font-medium">
-                    <ServiceName purchase={p} />
-                  </td>
-                  <td className="px-3 py-2">{humanize(p.service.scope)}</td>
-                  <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
-                  <td className="px-3 py-2">
-                    <ProviderName purchase={p} />
-                  </td>
-                  <td className="px-3 py-2">
-                    <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-                      <PurchaseStatusBadge status={p.orderStatus} />
-                      <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
-                    </div>
-                    <RefundNote purchase={p} className="mt-1 block" />
-                  </td>
+      />
+      <ListLayout
+        table={() => (
+          <Card className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Purchased services">
+              <thead className="border-b bg-muted/40">
+                <tr>
+                  {COLUMNS.map((c) => (
+                    <SortHeader
+                      key={c.key}
+                      sortKey={c.key}
+                      label={c.label}
+                      sort={list.sort}
+                      onSort={list.setSort}
+                    />
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </Card>
-      ) : message ? (
-        <Card className="p-6 text-center text-sm text-muted-foreground">{message}</Card>
-      ) : (
-        <ul className="grid gap-3" aria-label="Purchased services">
-          {rows.map((p) => (
-            <li key={p.id}>
-              <Card className={cn('grid gap-3 p-4', needsData(p) && 'border-blue-300 bg-blue-50')}>
-                <div className="font-medium">
-                  <ServiceName purchase={p} />
-                </div>
-                <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-                  <dt className="text-muted-foreground">Scope</dt>
-                  <dd>{humanize(p.service.scope)}</dd>
-                  <dt className="text-muted-foreground">Purchased</dt>
-                  <dd>{formatDate(p.createdAt)}</dd>
-                  <dt className="text-muted-foreground">Provider</dt>
-                  <dd>
-                    <ProviderName purchase={p} />
-                  </dd>
-                </dl>
-                <div className="grid gap-1">
-                  <div>
-                    <PurchaseStatusBadge status={p.orderStatus} />
-                  </div>
-                  <RefundNote purchase={p} />
-                </div>
-                <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
-              </Card>
-            </li>
-          ))}
-        </ul>
-      )}
+              </thead>
+              <tbody>
+                <ListStatusRow query={purchases} count={rows.length} columns={5} {...status} />
+                {rows.map((p) => (
+                  <tr key={p.id} className={cn('border-b align-top', needsData(p) && 'bg-blue-50')}>
+                    <td className="px-3 py-2 font-medium">
+                      <ServiceName purchase={p} />
+                    </td>
+                    <td className="px-3 py-2">{humanize(p.service.scope)}</td>
+                    <td className="px-3 py-2">{formatDate(p.createdAt)}</td>
+                    <td className="px-3 py-2">
+                      <ProviderName purchase={p} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+                        <PurchaseStatusBadge status={p.orderStatus} />
+                        <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
+                      </div>
+                      <RefundNote purchase={p} className="mt-1 block" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Card>
+        )}
+        cards={() => (
+          <>
+            <SortSelect columns={COLUMNS} sort={list.sort} onSort={list.setSort} />
+            <ListStatus
+              query={purchases}
+              count={rows.length}
+              error={status.error}
+              empty={<Card className="p-6 text-center text-sm text-muted-foreground">{status.empty}</Card>}
+            />
+            {listStatus(purchases, rows.length) === null && (
+              <ul className="grid gap-3" aria-label="Purchased services">
+                {rows.map((p) => (
+                  <li key={p.id}>
+                    <Card className={cn('grid gap-3 p-4', needsData(p) && 'border-blue-300 bg-blue-50')}>
+                      <div className="font-medium">
+                        <ServiceName purchase={p} />
+                      </div>
+                      <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                        <dt className="text-muted-foreground">Scope</dt>
+                        <dd>{humanize(p.service.scope)}</dd>
+                        <dt className="text-muted-foreground">Purchased</dt>
+                        <dd>{formatDate(p.createdAt)}</dd>
+                        <dt className="text-muted-foreground">Provider</dt>
+                        <dd>
+                          <ProviderName purchase={p} />
+                        </dd>
+                      </dl>
+                      <div className="grid gap-1">
+                        <div>
+                          <PurchaseStatusBadge status={p.orderStatus} />
+                        </div>
+                        <RefundNote purchase={p} />
+                      </div>
+                      <OrderActions purchase={p} onAttach={onAttach} onRate={setRating} />
+                    </Card>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      />
       {rating && <RateOrderDialog key={rating.id} order={rating} onClose={() => setRating(null)} />}
     </div>
   );

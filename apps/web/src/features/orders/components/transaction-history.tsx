@@ -1,15 +1,16 @@
 import type { Purchase } from '@mi/contracts/orders';
-import { useMemo, useState } from 'react';
-import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { useMemo } from 'react';
+import { distinctOptions, FilterToolbar } from '@/components/list/filter-toolbar';
+import { ListLayout } from '@/components/list/list-layout';
+import { listStatus, ListStatus, ListStatusRow } from '@/components/list/list-status';
+import { useList } from '@/components/list/use-list';
 import { DemoBadge } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { useWideLayout } from '@/hooks/use-media-query';
 import { useToast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { cn } from '@/lib/utils';
-import { TableMessageRow } from '@/components/table-message-row';
 import { useCancelOrder } from '../api/cancel-order';
 import { usePurchases } from '../api/get-purchases';
 import {
@@ -53,21 +54,21 @@ function EntryStatus({ entry }: { entry: TransactionEntry }) {
  */
 export function TransactionHistory({ userId, onPay }: { userId: string; onPay: (order: Purchase) => void }) {
   const purchases = usePurchases(userId);
-  const wide = useWideLayout();
   const cancel = useCancelOrder();
   const { toast } = useToast();
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('all');
   const entries = useMemo(() => transactionEntries(purchases.data ?? []), [purchases.data]);
-  const rows = useMemo(() => filterTransactions(entries, search, status), [entries, search, status]);
-
-  const message = purchases.isPending
-    ? 'Loading...'
-    : purchases.isError
-      ? 'Failed to load transactions.'
-      : rows.length === 0
-        ? 'No transactions found'
-        : null;
+  const list = useList<TransactionEntry, 'date', { status: string }>({
+    rows: entries,
+    sort: { key: 'date', dir: 'desc' },
+    // transactionEntries puts them in order already (newest first).
+    sortBy: (rows) => [...rows],
+    filters: { status: 'all' },
+    filterRows: (rows, search, f) => filterTransactions(rows, search, f.status),
+    pageSize: Infinity,
+  });
+  // Rows held from before a failed reload are not shown under its error.
+  const rows = purchases.isError ? [] : list.rows;
+  const status = { error: 'Failed to load transactions.', empty: 'No transactions found' };
 
   const actions = (entry: TransactionEntry) => {
     const p = entry.purchase;
@@ -104,85 +105,91 @@ export function TransactionHistory({ userId, onPay }: { userId: string; onPay: (
     <Card className="grid gap-3 p-4">
       <h2 className="text-lg font-semibold">Transactions</h2>
       <FilterToolbar
-        search={search}
-        onSearch={setSearch}
+        search={list.search}
+        onSearch={list.setSearch}
         placeholder="Search transactions..."
         searchLabel="Search transactions"
         filters={[
           {
             label: 'Status',
             allLabel: 'All Statuses',
-            value: status,
-            onChange: setStatus,
+            value: list.filters.status,
+            onChange: (value) => list.setFilter('status', value),
             options: distinctOptions(purchases.data ?? [], (p) => p.orderStatus, purchaseStatusLabel),
           },
         ]}
       />
-      {wide ? (
-        <div className="overflow-x-auto">
-          <table className="w-full text-sm" aria-label="Transactions">
-            <thead className="border-b bg-muted/40">
-              <tr className="text-left">
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Date
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Name
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Cost
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Status
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {message && (
-                <TableMessageRow columns={5} error={purchases.isError}>
-                  {message}
-                </TableMessageRow>
-              )}
-              {rows.map((entry) => (
-                <tr key={entry.key} className="border-b">
-                  <td className="px-3 py-2">{date(entry)}</td>
-                  <td className="px-3 py-2">
-                    <EntryName entry={entry} />
-                  </td>
-                  <td className="px-3 py-2">{amount(entry)}</td>
-                  <td className="px-3 py-2">
-                    <EntryStatus entry={entry} />
-                  </td>
-                  <td className="px-3 py-2 text-right">{actions(entry)}</td>
+      <ListLayout
+        table={() => (
+          <div className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Transactions">
+              <thead className="border-b bg-muted/40">
+                <tr className="text-left">
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Date
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Name
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Cost
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Status
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
+              </thead>
+              <tbody>
+                <ListStatusRow query={purchases} count={rows.length} columns={5} {...status} />
+                {rows.map((entry) => (
+                  <tr key={entry.key} className="border-b">
+                    <td className="px-3 py-2">{date(entry)}</td>
+                    <td className="px-3 py-2">
+                      <EntryName entry={entry} />
+                    </td>
+                    <td className="px-3 py-2">{amount(entry)}</td>
+                    <td className="px-3 py-2">
+                      <EntryStatus entry={entry} />
+                    </td>
+                    <td className="px-3 py-2 text-right">{actions(entry)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        cards={() =>
+          listStatus(purchases, rows.length) !== null ? (
+            <ListStatus
+              query={purchases}
+              count={rows.length}
+              error={status.error}
+              empty={<p className="py-6 text-center text-sm text-muted-foreground">{status.empty}</p>}
+            />
+          ) : (
+            <ul className="grid divide-y" aria-label="Transactions">
+              {rows.map((entry) => (
+                <li key={entry.key} className="grid gap-2 py-3">
+                  <div className="flex items-start justify-between gap-3">
+                    <div className="min-w-0">
+                      <EntryName entry={entry} />
+                    </div>
+                    <div className="shrink-0 text-right font-medium">{amount(entry)}</div>
+                  </div>
+                  <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+                    <span className="text-muted-foreground">{date(entry)}</span>
+                    <EntryStatus entry={entry} />
+                  </div>
+                  {actions(entry)}
+                </li>
               ))}
-            </tbody>
-          </table>
-        </div>
-      ) : message ? (
-        <p className="py-6 text-center text-sm text-muted-foreground">{message}</p>
-      ) : (
-        <ul className="grid divide-y" aria-label="Transactions">
-          {rows.map((entry) => (
-            <li key={entry.key} className="grid gap-2 py-3">
-              <div className="flex items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <EntryName entry={entry} />
-                </div>
-                <div className="shrink-0 text-right font-medium">{amount(entry)}</div>
-              </div>
-              <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
-                <span className="text-muted-foreground">{date(entry)}</span>
-                <EntryStatus entry={entry} />
-              </div>
-              {actions(entry)}
-            </li>
-          ))}
-        </ul>
-      )}
+            </ul>
+          )
+        }
+      />
     </Card>
   );
 }

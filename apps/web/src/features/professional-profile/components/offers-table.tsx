@@ -2,7 +2,7 @@ import type { MyOffer, ProfessionalProfile } from '@mi/contracts/directory';
 import { formatDollars } from '@mi/contracts/orders';
 import { Pencil, Plus, Undo2 } from 'lucide-react';
 import { useState } from 'react';
-import { TableMessageRow } from '@/components/table-message-row';
+import { ListStatusRow } from '@/components/list/list-status';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -123,7 +123,7 @@ export function OffersTable({ profile }: { profile: ProfessionalProfile }) {
       : offers.data.length === 0
         ? 'No service can be offered yet.'
         : null;
-  const rows = offers.data ?? [];
+  const rows = offers.isError ? [] : (offers.data ?? []);
 
   return (
     <>
@@ -153,11 +153,13 @@ export function OffersTable({ profile }: { profile: ProfessionalProfile }) {
               </tr>
             </thead>
             <tbody>
-              {message && (
-                <TableMessageRow columns={6} error={offers.isError}>
-                  {message}
-                </TableMessageRow>
-              )}
+              <ListStatusRow
+                query={offers}
+                count={rows.length}
+                columns={6}
+                error={errorMessage(offers.error, 'Your offers could not be loaded.')}
+                empty="No service can be offered yet."
+              />
               {rows.map((row) => {
                 const t = terms(row);
                 return (

@@ -1,7 +1,7 @@
 import { formatDollars, type Service } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { FilterToolbar } from '@/components/filter-toolbar';
+import { FilterToolbar } from '@/components/list/filter-toolbar';
 import { compareRatings, DemoBadge, RatingSummary, ratingText } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';

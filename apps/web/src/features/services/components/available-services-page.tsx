@@ -1,7 +1,12 @@
 import { formatDollars, humanize, type Service, type ServiceProvider } from '@mi/contracts/orders';
 import { ChevronDown, ChevronRight, Info, Link2 } from 'lucide-react';
-import { Fragment, useMemo, useState } from 'react';
-import { distinctOptions, FilterToolbar } from '@/components/filter-toolbar';
+import { Fragment, useState } from 'react';
+import { distinctOptions, FilterToolbar } from '@/components/list/filter-toolbar';
+import { ListLayout } from '@/components/list/list-layout';
+import { listStatus, ListStatus, ListStatusRow } from '@/components/list/list-status';
+import { matchesText, type SortColumns } from '@/components/list/sort';
+import { SortHeader, SortSelect } from '@/components/list/sort-controls';
+import { useList } from '@/components/list/use-list';
 import {
   compareRatings,
   DemoBadge,
@@ -9,14 +14,11 @@ import {
   RatingSummary,
   ratingText,
 } from '@/components/provider-trust';
-import { SortHeader, SortSelect, type SortState } from '@/components/sort-controls';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import { useWideLayout } from '@/hooks/use-media-query';
-import { TableMessageRow } from '@/components/table-message-row';
 import { useServices } from '../api/get-services';
 import { compareTurnaround } from '../utils/turnaround';
 
@@ -31,6 +33,14 @@ const COLUMNS: Array<{ key: SortKey; label: string; kind?: 'number' }> = [
   { key: 'provider', label: 'Provider' },
   { key: 'price', label: 'Price', kind: 'number' },
 ];
+
+const SORT_BY: SortColumns<Service, SortKey> = {
+  name: (s) => s.name,
+  scope: (s) => s.scope,
+  typicalTime: { compare: (a, b) => compareTurnaround(a.typicalTime, b.typicalTime) },
+  provider: (s) => s.providers[0]?.name ?? '',
+  price: lowest,
+};
 
 /** One price with two decimals for one provider, a min-max range otherwise. */
 export function priceLabel(s: Service): string {
@@ -180,34 +190,19 @@ export function AvailableServicesPage({
   onPurchase: (service: Service, provider: ServiceProvider) => void;
 }) {
   const services = useServices();
-  const wide = useWideLayout();
-  const [search, setSearch] = useState('');
-  const [scope, setScope] = useState('all');
-  const [sort, setSort] = useState<SortState<SortKey>>({ key: 'name', dir: 'asc' });
+  const list = useList<Service, SortKey, { scope: string }>({
+    rows: services.data,
+    sort: { key: 'name', dir: 'asc' },
+    sortBy: SORT_BY,
+    search: (s, q) => matchesText([s.name, s.scope, humanize(s.scope), s.description], q),
+    filters: { scope: 'all' },
+    filter: (s, f) => f.scope === 'all' || s.scope === f.scope,
+    pageSize: Infinity,
+  });
+  // Rows held from before a failed reload are not shown under its error.
+  const rows = services.isError ? [] : list.rows;
   const [open, setOpen] = useState<Set<string>>(new Set());
   const [info, setInfo] = useState<ServiceProvider | null>(null);
-
-  const rows = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    const list = (services.data ?? []).filter(
-      (s) =>
-        (scope === 'all' || s.scope === scope) &&
-        (!q || [s.name, s.scope, humanize(s.scope), s.description].some((v) => v.toLowerCase().includes(q))),
-    );
-    const value = (s: Service): string | number =>
-      sort.key === 'price' ? lowest(s) : sort.key === 'provider' ? (s.providers[0]?.name ?? '') : s[sort.key];
-    return list.sort((a, b) => {
-      const x = value(a);
-      const y = value(b);
-      const c =
-        sort.key === 'typicalTime'
-          ? compareTurnaround(a.typicalTime, b.typicalTime)
-          : typeof x === 'number' && typeof y === 'number'
-            ? x - y
-            : String(x).localeCompare(String(y));
-      return sort.dir === 'asc' ? c : -c;
-    });
-  }, [services.data, search, scope, sort]);
 
   const toggle = (id: string) =>
     setOpen((prev) => {
@@ -216,13 +211,6 @@ export function AvailableServicesPage({
       else next.add(id);
       return next;
     });
-  const message = services.isPending
-    ? 'Loading...'
-    : services.isError
-      ? 'Failed to load services.'
-      : rows.length === 0
-        ? 'No services found'
-        : null;
   const toggleButton = (s: Service, label?: string) => (
     <button
       type="button"
@@ -253,103 +241,120 @@ export function AvailableServicesPage({
         </Alert>
       )}
       <FilterToolbar
-        search={search}
-        onSearch={setSearch}
+        search={list.search}
+        onSearch={list.setSearch}
         placeholder="Search available services..."
         searchLabel="Search available services"
         filters={[
           {
             label: 'Scope',
             allLabel: 'All Scopes',
-            value: scope,
-            onChange: setScope,
+            value: list.filters.scope,
+            onChange: (scope) => list.setFilter('scope', scope),
             options: distinctOptions(services.data ?? [], (s) => s.scope),
           },
         ]}
-      >
-        {!wide && <SortSelect columns={COLUMNS} sort={sort} onSort={setSort} />}
-      </FilterToolbar>
-      {wide ? (
-        <Card className="overflow-x-auto">
-          <table className="w-full text-sm" aria-label="Available services">
-            <thead className="border-b bg-muted/40">
-              <tr>
-                <th className="w-8">
-                  <span className="sr-only">Open</span>
-                </th>
-                {COLUMNS.map((c) => (
-                  <SortHeader key={c.key} sortKey={c.key} label={c.label} sort={sort} onSort={setSort} />
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {message && (
-                <TableMessageRow columns={6} error={services.isError}>
-                  {message}
-                </TableMessageRow>
-              )}
-              {rows.map((s) => (
-                <Fragment key={s.id}>
-                  <tr className="cursor-pointer border-b hover:bg-muted/30" onClick={() => toggle(s.id)}>
-                    <td className="px-2">{toggleButton(s)}</td>
-                    <td className="px-3 py-2 font-medium">{s.name}</td>
-                    <td className="px-3 py-2">{humanize(s.scope)}</td>
-                    <td className="px-3 py-2">{s.typicalTime}</td>
-                    <td className="px-3 py-2">{providerLabel(s)}</td>
-                    <td className="whitespace-nowrap px-3 py-2">
-                      <div>{priceLabel(s)}</div>
-                      {s.providers.length > 1 && (
-                        <div className="text-xs text-muted-foreground">{s.providers.length} Providers</div>
-                      )}
-                    </td>
-                  </tr>
-                  {open.has(s.id) && (
-                    <tr className="border-b bg-muted/20">
-                      <td />
-                      <td colSpan={5} className="px-3 py-3">
-                        <ServiceDetails service={s} wide onInfo={setInfo} onPurchase={onPurchase} />
+      />
+      <ListLayout
+        table={() => (
+          <Card className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Available services">
+              <thead className="border-b bg-muted/40">
+                <tr>
+                  <th className="w-8">
+                    <span className="sr-only">Open</span>
+                  </th>
+                  {COLUMNS.map((c) => (
+                    <SortHeader
+                      key={c.key}
+                      sortKey={c.key}
+                      label={c.label}
+                      sort={list.sort}
+                      onSort={list.setSort}
+                    />
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                <ListStatusRow
+                  query={services}
+                  count={rows.length}
+                  columns={6}
+                  error="Failed to load services."
+                  empty="No services found"
+                />
+                {rows.map((s) => (
+                  <Fragment key={s.id}>
+                    <tr className="cursor-pointer border-b hover:bg-muted/30" onClick={() => toggle(s.id)}>
+                      <td className="px-2">{toggleButton(s)}</td>
+                      <td className="px-3 py-2 font-medium">{s.name}</td>
+                      <td className="px-3 py-2">{humanize(s.scope)}</td>
+                      <td className="px-3 py-2">{s.typicalTime}</td>
+                      <td className="px-3 py-2">{providerLabel(s)}</td>
+                      <td className="whitespace-nowrap px-3 py-2">
+                        <div>{priceLabel(s)}</div>
+                        {s.providers.length > 1 && (
+                          <div className="text-xs text-muted-foreground">{s.providers.length} Providers</div>
+                        )}
                       </td>
                     </tr>
-                  )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </Card>
-      ) : message ? (
-        <Card
-          className={`p-6 text-center text-sm ${services.isError ? 'text-destructive' : 'text-muted-foreground'}`}
-        >
-          {message}
-        </Card>
-      ) : (
-        <ul className="grid gap-3" aria-label="Available services">
-          {rows.map((s) => (
-            <li key={s.id}>
-              <Card className="grid gap-3 p-4">
-                <div className="flex items-start justify-between gap-3">
-                  <h2 className="font-semibold [overflow-wrap:anywhere]">{s.name}</h2>
-                  <div className="shrink-0 text-right font-semibold">{priceLabel(s)}</div>
-                </div>
-                <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-                  <dt className="text-muted-foreground">Scope</dt>
-                  <dd>{humanize(s.scope)}</dd>
-                  <dt className="text-muted-foreground">Turnaround</dt>
-                  <dd>{s.typicalTime}</dd>
-                  <dt className="text-muted-foreground">Provider</dt>
-                  <dd className="[overflow-wrap:anywhere]">{providerLabel(s)}</dd>
-                </dl>
-                <div>
-                  {toggleButton(s, open.has(s.id) ? 'Hide details and providers' : 'Details and providers')}
-                </div>
-                {open.has(s.id) && (
-                  <ServiceDetails service={s} wide={false} onInfo={setInfo} onPurchase={onPurchase} />
-                )}
-              </Card>
-            </li>
-          ))}
-        </ul>
-      )}
+                    {open.has(s.id) && (
+                      <tr className="border-b bg-muted/20">
+                        <td />
+                        <td colSpan={5} className="px-3 py-3">
+                          <ServiceDetails service={s} wide onInfo={setInfo} onPurchase={onPurchase} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </Card>
+        )}
+        cards={() => (
+          <>
+            <SortSelect columns={COLUMNS} sort={list.sort} onSort={list.setSort} />
+            <ListStatus
+              query={services}
+              count={rows.length}
+              error="Failed to load services."
+              empty={<Card className="p-6 text-center text-sm text-muted-foreground">No services found</Card>}
+            />
+            {listStatus(services, rows.length) === null && (
+              <ul className="grid gap-3" aria-label="Available services">
+                {rows.map((s) => (
+                  <li key={s.id}>
+                    <Card className="grid gap-3 p-4">
+                      <div className="flex items-start justify-between gap-3">
+                        <h2 className="font-semibold [overflow-wrap:anywhere]">{s.name}</h2>
+                        <div className="shrink-0 text-right font-semibold">{priceLabel(s)}</div>
+                      </div>
+                      <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                        <dt className="text-muted-foreground">Scope</dt>
+                        <dd>{humanize(s.scope)}</dd>
+                        <dt className="text-muted-foreground">Turnaround</dt>
+                        <dd>{s.typicalTime}</dd>
+                        <dt className="text-muted-foreground">Provider</dt>
+                        <dd className="[overflow-wrap:anywhere]">{providerLabel(s)}</dd>
+                      </dl>
+                      <div>
+                        {toggleButton(
+                          s,
+                          open.has(s.id) ? 'Hide details and providers' : 'Details and providers',
+                        )}
+                      </div>
+                      {open.has(s.id) && (
+                        <ServiceDetails service={s} wide={false} onInfo={setInfo} onPurchase={onPurchase} />
+                      )}
+                    </Card>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      />
       <Dialog open={info !== null} onOpenChange={(o) => !o && setInfo(null)}>
         <DialogContent>
           <DialogHeader>

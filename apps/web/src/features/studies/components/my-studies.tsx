@@ -1,14 +1,13 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { FileImage, QrCode, RefreshCw, X } from 'lucide-react';
+import { FileImage, QrCode, X } from 'lucide-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { EmptyState } from '@/components/empty-state';
-import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import { listStatus, ListStatus } from '@/components/list/list-status';
+import { useList } from '@/components/list/use-list';
 import { Button } from '@/components/ui/button';
-import { Spinner } from '@/components/ui/spinner';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useDeleteStudy } from '../api/delete-study';
-import { useListPage } from '../hooks/use-list-page';
 import { useDownloadStudy } from '../api/download-study';
 import { useUserStudies } from '../api/get-user-studies';
 import { useTransferOwnership } from '../api/ownership';
@@ -17,10 +16,9 @@ import {
   EMPTY_FILTER,
   distinctModalities,
   filterStudies,
-  nextSort,
   sortStudies,
   type StudyFilter,
-  type StudySort,
+  type StudySortKey,
 } from '../utils/study-list';
 import { AccessReceiptsDialog } from './access-receipts-dialog';
 import { BusyOverlay } from './busy-overlay';
@@ -56,8 +54,6 @@ export function MyStudies({
   const studies = useUserStudies(userId);
   const deleteStudy = useDeleteStudy();
   const downloadStudy = useDownloadStudy();
-  const [filter, setFilter] = useState<StudyFilter>(EMPTY_FILTER);
-  const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
   const [infoStudy, setInfoStudy] = useState<StudyListItem | null>(null);
   const [deleting, setDeleting] = useState<StudyListItem | null>(null);
   const [sharing, setSharing] = useState<StudyListItem | null>(null);
@@ -69,13 +65,17 @@ export function MyStudies({
   const makeCopy = useMakeDeidentifiedCopy();
   const transferOwnership = useTransferOwnership(userId);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [page, setPage] = useListPage([filter, sort, newOnly]);
-
   const all = studies.data;
+  const list = useList<StudyListItem, StudySortKey, StudyFilter>({
+    rows: all,
+    sort: DEFAULT_SORT,
+    sortBy: sortStudies,
+    filters: EMPTY_FILTER,
+    filterRows: (rows, _search, filter) => filterStudies(rows, { ...filter, newOnly }),
+    resetOn: [newOnly],
+  });
+  const rows = list.matching;
   const modalities = useMemo(() => distinctModalities(all ?? []), [all]);
-  // Filtered and sorted apart, so that a new sort does not filter again (and the reverse).
-  const filtered = useMemo(() => filterStudies(all ?? [], { ...filter, newOnly }), [all, filter, newOnly]);
-  const rows = useMemo(() => sortStudies(filtered, sort), [filtered, sort]);
 
   // Only studies still listed and shown count as selected (a deleted or filtered-out one drops out).
   const selectedStudies = useMemo(() => rows.filter((s) => selected.has(s.id)), [rows, selected]);
@@ -161,44 +161,27 @@ export function MyStudies({
       },
     );
 
-  let body;
-  if (studies.isPending) {
-    body = (
-      <div className="flex justify-center py-16">
-        <Spinner className="size-6" label="Loading studies" />
-      </div>
-    );
-  } else if (studies.isError) {
-    body = (
-      <Alert variant="destructive">
-        <div className="grid gap-2">
-          <AlertTitle>Your studies could not be loaded</AlertTitle>
-          <AlertDescription>{errorMessage(studies.error)}</AlertDescription>
-          <Button variant="outline" size="sm" className="w-fit" onClick={() => void studies.refetch()}>
-            <RefreshCw aria-hidden="true" /> Try again
-          </Button>
-        </div>
-      </Alert>
-    );
-  } else if (rows.length === 0) {
-    body = (
-      <EmptyState icon={FileImage} title="No studies found">
-        {all?.length
-          ? 'No study matches these filters.'
-          : processing > 0
-            ? 'Your upload is being processed; it appears here once it is ready.'
-            : 'Upload a study from files, a folder, a ZIP archive or a CD/DVD; it appears here once processed.'}
-      </EmptyState>
-    );
-  } else {
-    body = (
+  const body =
+    listStatus(studies, rows.length) !== null ? (
+      <ListStatus
+        query={studies}
+        count={rows.length}
+        loading="Loading studies"
+        error="Your studies could not be loaded"
+        retryLabel="Try again"
+        empty={
+          <EmptyState icon={FileImage} title="No studies found">
+            {all?.length
+              ? 'No study matches these filters.'
+              : processing > 0
+                ? 'Your upload is being processed; it appears here once it is ready.'
+                : 'Upload a study from files, a folder, a ZIP archive or a CD/DVD; it appears here once processed.'}
+          </EmptyState>
+        }
+      />
+    ) : (
       <StudiesList
-        studies={rows}
-        sort={sort}
-        onSort={(key) => setSort((s) => nextSort(s, key))}
-        onSortChange={setSort}
-        page={page}
-        onPageChange={setPage}
+        list={list}
         handlers={{
           onInfo: setInfoStudy,
           onShare: setSharing,
@@ -212,11 +195,10 @@ export function MyStudies({
         }}
       />
     );
-  }
 
   return (
     <div className="grid gap-4">
-      <StudyFilterBar filter={filter} modalities={modalities} onChange={setFilter} />
+      <StudyFilterBar filter={list.filters} modalities={modalities} onChange={list.setFilters} />
       {onShareByLink && selectedStudies.length > 0 && (
         <div
           role="region"

@@ -1,24 +1,21 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { RefreshCw, Share2 } from 'lucide-react';
+import { Share2 } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { EmptyState } from '@/components/empty-state';
-import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
-import { Spinner } from '@/components/ui/spinner';
+import { listStatus, ListStatus } from '@/components/list/list-status';
+import { useList } from '@/components/list/use-list';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { useSharedStudies } from '../api/get-shared-studies';
 import { useRequestOwnership } from '../api/ownership';
-import { useListPage } from '../hooks/use-list-page';
 import {
   DEFAULT_SORT,
   EMPTY_FILTER,
   distinctModalities,
   filterStudies,
-  nextSort,
   sortStudies,
   type StudyFilter,
-  type StudySort,
+  type StudySortKey,
 } from '../utils/study-list';
 import { BusyOverlay } from './busy-overlay';
 import { StudiesList } from './studies-list';
@@ -33,10 +30,7 @@ import { StudyInfoDialog } from './study-info-dialog';
 export function SharedStudies({ userId }: { userId: string }) {
   const shared = useSharedStudies(userId);
   const requestOwnership = useRequestOwnership();
-  const [filter, setFilter] = useState<StudyFilter>(EMPTY_FILTER);
-  const [sort, setSort] = useState<StudySort>(DEFAULT_SORT);
   const [infoStudy, setInfoStudy] = useState<StudyListItem | null>(null);
-  const [page, setPage] = useListPage([filter, sort]);
 
   const items = shared.data;
   const studies = useMemo(() => (items ?? []).map((item) => item.study), [items]);
@@ -45,8 +39,14 @@ export function SharedStudies({ userId }: { userId: string }) {
     [items],
   );
   const modalities = useMemo(() => distinctModalities(studies), [studies]);
-  const filtered = useMemo(() => filterStudies(studies, filter), [studies, filter]);
-  const rows = useMemo(() => sortStudies(filtered, sort), [filtered, sort]);
+  const list = useList<StudyListItem, StudySortKey, StudyFilter>({
+    rows: studies,
+    sort: DEFAULT_SORT,
+    sortBy: sortStudies,
+    filters: EMPTY_FILTER,
+    filterRows: (rows, _search, filter) => filterStudies(rows, filter),
+  });
+  const rows = list.matching;
 
   const request = (study: StudyListItem) =>
     requestOwnership.mutate(study.id, {
@@ -54,52 +54,34 @@ export function SharedStudies({ userId }: { userId: string }) {
       onError: (err) => toastError(errorMessage(err)),
     });
 
-  let body;
-  if (shared.isPending) {
-    body = (
-      <div className="flex justify-center py-16">
-        <Spinner className="size-6" label="Loading shared studies" />
-      </div>
-    );
-  } else if (shared.isError) {
-    body = (
-      <Alert variant="destructive">
-        <div className="grid gap-2">
-          <AlertTitle>Error loading shared studies.</AlertTitle>
-          <AlertDescription>{errorMessage(shared.error)}</AlertDescription>
-          <Button variant="outline" size="sm" className="w-fit" onClick={() => void shared.refetch()}>
-            <RefreshCw aria-hidden="true" /> Try again
-          </Button>
-        </div>
-      </Alert>
-    );
-  } else if (rows.length === 0) {
-    body = (
-      <EmptyState icon={Share2} title="No shared studies found">
-        {studies.length
-          ? 'No study matches these filters.'
-          : 'Studies that other people share with you appear here.'}
-      </EmptyState>
-    );
-  } else {
-    body = (
+  const body =
+    listStatus(shared, rows.length) !== null ? (
+      <ListStatus
+        query={shared}
+        count={rows.length}
+        loading="Loading shared studies"
+        error="Error loading shared studies."
+        retryLabel="Try again"
+        empty={
+          <EmptyState icon={Share2} title="No shared studies found">
+            {studies.length
+              ? 'No study matches these filters.'
+              : 'Studies that other people share with you appear here.'}
+          </EmptyState>
+        }
+      />
+    ) : (
       <StudiesList
-        studies={rows}
-        sort={sort}
-        onSort={(key) => setSort((s) => nextSort(s, key))}
-        onSortChange={setSort}
-        page={page}
-        onPageChange={setPage}
+        list={list}
         caption="Studies shared with you"
         sharedBy={sharedBy}
         handlers={{ onInfo: setInfoStudy, onRequestOwnership: request }}
       />
     );
-  }
 
   return (
     <div className="grid gap-4">
-      <StudyFilterBar filter={filter} modalities={modalities} onChange={setFilter} />
+      <StudyFilterBar filter={list.filters} modalities={modalities} onChange={list.setFilters} />
       {body}
       <StudyInfoDialog study={infoStudy} onClose={() => setInfoStudy(null)} />
       <BusyOverlay message={requestOwnership.isPending ? 'Requesting ownership, please wait...' : null} />

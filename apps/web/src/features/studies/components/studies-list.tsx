@@ -1,12 +1,13 @@
 import type { StudyListItem } from '@mi/contracts/studies';
-import { useMemo, useRef } from 'react';
-import { SortSelect } from '@/components/sort-controls';
-import { useMediaQuery } from '@/hooks/use-media-query';
-import type { StudySort, StudySortKey } from '../utils/study-list';
+import { useRef } from 'react';
+import { ListLayout } from '@/components/list/list-layout';
+import { ListPager, scrollToListTop } from '@/components/list/list-pager';
+import { SortSelect } from '@/components/list/sort-controls';
+import type { ListState } from '@/components/list/use-list';
+import type { StudyFilter, StudySortKey } from '../utils/study-list';
 import { StudiesTable } from './studies-table';
 import type { SharedBy, StudyRowHandlers } from './study-actions';
 import { StudyCardList } from './study-card-list';
-import { pageOf, scrollToListTop, StudiesPager, STUDIES_PAGE_SIZE } from './studies-pager';
 
 const SORT_COLUMNS: Array<{ key: StudySortKey; label: string; kind: 'text' | 'date' }> = [
   { key: 'uploadDate', label: 'Upload Date', kind: 'date' },
@@ -20,72 +21,56 @@ const SORT_COLUMNS: Array<{ key: StudySortKey; label: string; kind: 'text' | 'da
 /**
  * My Studies and Shared Studies: the sortable table where it fits beside the sidebar (1280 px and
  * wider, nine columns with Shared By), otherwise one card per study with a sort select, so that
- * no screen scrolls sideways. `studies` is the whole sorted and filtered list; one page of
- * STUDIES_PAGE_SIZE is rendered, with the pager below it when there is more than one page.
+ * no screen scrolls sideways. One page of `list` is rendered, with the pager below it when there
+ * is more than one page.
  */
 export function StudiesList({
-  studies,
-  sort,
-  onSort,
-  onSortChange,
-  page,
-  onPageChange,
+  list,
   handlers,
   caption = 'My studies',
   sharedBy,
 }: {
-  studies: StudyListItem[];
-  sort: StudySort;
-  /** A column heading was clicked. */
-  onSort: (key: StudySortKey) => void;
-  /** The sort select chose a column and a direction. */
-  onSortChange: (sort: StudySort) => void;
-  /** The page to show (0 is the first; past the end shows the last). */
-  page: number;
-  onPageChange: (page: number) => void;
+  list: ListState<StudyListItem, StudySortKey, StudyFilter>;
   handlers: StudyRowHandlers;
   caption?: string;
   sharedBy?: ReadonlyMap<string, SharedBy>;
 }) {
-  const wide = useMediaQuery('(min-width: 1280px)');
   const top = useRef<HTMLDivElement>(null);
-  const shown = useMemo(() => pageOf(studies, page), [studies, page]);
-  const goTo = (next: number) => {
-    onPageChange(next);
-    scrollToListTop(top.current);
-  };
   const pager = (
-    <StudiesPager
-      page={shown.page}
-      pageCount={shown.pageCount}
-      pageSize={STUDIES_PAGE_SIZE}
-      total={studies.length}
-      onPage={goTo}
+    <ListPager
+      page={list.page}
+      pageCount={list.pageCount}
+      pageSize={list.pageSize}
+      total={list.matching.length}
+      onPage={(next) => {
+        list.setPage(next);
+        scrollToListTop(top.current);
+      }}
+      noun="Studies"
+      label="Pages of studies"
     />
   );
-  if (wide) {
-    return (
-      <div ref={top} className="grid gap-3">
-        <StudiesTable
-          studies={shown.rows}
-          sort={sort}
-          onSort={onSort}
-          handlers={handlers}
-          caption={caption}
-          sharedBy={sharedBy}
-        />
-        {pager}
-      </div>
-    );
-  }
   return (
     <div ref={top} className="grid gap-3">
-      <SortSelect
-        columns={SORT_COLUMNS}
-        sort={{ key: sort.key, dir: sort.direction }}
-        onSort={(next) => onSortChange({ key: next.key, direction: next.dir })}
+      <ListLayout
+        minWidth="(min-width: 1280px)"
+        table={() => (
+          <StudiesTable
+            studies={list.rows}
+            sort={list.sort}
+            onSort={list.sortOn}
+            handlers={handlers}
+            caption={caption}
+            sharedBy={sharedBy}
+          />
+        )}
+        cards={() => (
+          <>
+            <SortSelect columns={SORT_COLUMNS} sort={list.sort} onSort={list.setSort} />
+            <StudyCardList studies={list.rows} handlers={handlers} label={caption} sharedBy={sharedBy} />
+          </>
+        )}
       />
-      <StudyCardList studies={shown.rows} handlers={handlers} label={caption} sharedBy={sharedBy} />
       {pager}
     </div>
   );

@@ -1,25 +1,27 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { Eye, FileImage, FlaskConical } from 'lucide-react';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { EmptyState } from '@/components/empty-state';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { Spinner } from '@/components/ui/spinner';
-import { errorMessage } from '@/lib/api-client';
+import { ListPager, scrollToListTop } from '@/components/list/list-pager';
+import { ListStatus, type ListQuery } from '@/components/list/list-status';
+import { useList } from '@/components/list/use-list';
 import { formatDate } from '@/lib/format';
 import {
   analysisHref,
   distinctModalities,
+  DEFAULT_SORT,
   EMPTY_FILTER,
   filterStudies,
   patientDisplayName,
   viewerHref,
+  type StudyFilter,
+  type StudySortKey,
 } from '../utils/study-list';
 import { ModalitySelect, SearchInput } from './study-filter-bar';
 import { DeidentifiedBadge } from './study-actions';
-import { useListPage } from '../hooks/use-list-page';
-import { pageOf, scrollToListTop, StudiesPager, STUDIES_PAGE_SIZE } from './studies-pager';
 
 function StudyCard({ study }: { study: StudyListItem }) {
   const m = study.metadata;
@@ -71,25 +73,20 @@ function StudyCard({ study }: { study: StudyListItem }) {
   );
 }
 
-/** The Dashboard's studies: search, modality filter and a grid of study cards, a page at a time. */
-export function StudyCards({
-  studies,
-  isPending,
-  error,
-}: {
-  studies: StudyListItem[] | undefined;
-  isPending: boolean;
-  error: unknown;
-}) {
-  const [search, setSearch] = useState('');
-  const [modality, setModality] = useState('all');
+/**
+ * The Dashboard's studies: search, modality filter and a grid of study cards, a page at a time.
+ */
+export function StudyCards({ query }: { query: ListQuery & { data: StudyListItem[] | undefined } }) {
+  const studies = query.data;
+  const list = useList<StudyListItem, StudySortKey, StudyFilter>({
+    rows: studies,
+    sort: DEFAULT_SORT,
+    // The server's order (newest upload first): the cards have no sort of their own.
+    sortBy: (rows) => [...rows],
+    filters: EMPTY_FILTER,
+    filterRows: (rows, _search, filter) => filterStudies(rows, filter),
+  });
   const modalities = useMemo(() => distinctModalities(studies ?? []), [studies]);
-  const shown = useMemo(
-    () => filterStudies(studies ?? [], { ...EMPTY_FILTER, search, modality }),
-    [studies, search, modality],
-  );
-  const [page, setPage] = useListPage([search, modality]);
-  const paged = useMemo(() => pageOf(shown, page), [shown, page]);
   const top = useRef<HTMLUListElement>(null);
 
   return (
@@ -98,39 +95,44 @@ export function StudyCards({
         Your Studies
       </h2>
       <div className="flex flex-col gap-2 sm:flex-row" role="search" aria-label="Filter studies">
-        <SearchInput value={search} onChange={setSearch} />
-        <ModalitySelect value={modality} modalities={modalities} onChange={setModality} />
+        <SearchInput value={list.filters.search} onChange={(search) => list.setFilter('search', search)} />
+        <ModalitySelect
+          value={list.filters.modality}
+          modalities={modalities}
+          onChange={(modality) => list.setFilter('modality', modality)}
+        />
       </div>
-      {isPending ? (
-        <div className="flex justify-center py-12">
-          <Spinner className="size-6" label="Loading studies" />
-        </div>
-      ) : error ? (
-        <p className="text-sm text-destructive">{errorMessage(error)}</p>
-      ) : shown.length === 0 ? (
-        <EmptyState icon={FileImage} title="No studies found" />
-      ) : (
+      <ListStatus
+        query={query}
+        count={list.matching.length}
+        loading="Loading studies"
+        error="Your studies could not be loaded"
+        empty={<EmptyState icon={FileImage} title="No studies found" />}
+      />
+      {list.rows.length > 0 && !query.isError && (
         <>
           <ul
             ref={top}
             aria-label="Studies"
             className="grid grid-cols-[repeat(auto-fill,minmax(min(100%,15rem),1fr))] gap-4"
           >
-            {paged.rows.map((study) => (
+            {list.rows.map((study) => (
               <li key={study.id} className="grid min-w-0">
                 <StudyCard study={study} />
               </li>
             ))}
           </ul>
-          <StudiesPager
-            page={paged.page}
-            pageCount={paged.pageCount}
-            pageSize={STUDIES_PAGE_SIZE}
-            total={shown.length}
+          <ListPager
+            page={list.page}
+            pageCount={list.pageCount}
+            pageSize={list.pageSize}
+            total={list.matching.length}
             onPage={(next) => {
-              setPage(next);
+              list.setPage(next);
               scrollToListTop(top.current);
             }}
+            noun="Studies"
+            label="Pages of studies"
           />
         </>
       )}

@@ -1,25 +1,16 @@
 import type { StudyListItem } from '@mi/contracts/studies';
 import { endOfDay, isValid, parseISO, startOfDay } from 'date-fns';
 import { getAnalysisPath, paths, studyTransferPath, withQuery } from '@/config/paths';
+import { foldText as fold, type SortState } from '@/components/list/sort';
 import { formatPersonName } from '@/lib/format';
 
 /** The Studies list's sortable columns. */
 export type StudySortKey =
   'id' | 'patientName' | 'type' | 'uploadDate' | 'studyDate' | 'latestCompletionDate';
-export type SortDirection = 'asc' | 'desc';
-export interface StudySort {
-  key: StudySortKey;
-  direction: SortDirection;
-}
+export type StudySort = SortState<StudySortKey>;
 
 /** Default sort: newest upload first. */
-export const DEFAULT_SORT: StudySort = { key: 'uploadDate', direction: 'desc' };
-
-/** The same column toggles its direction; a new column starts ascending. */
-export function nextSort(current: StudySort, key: StudySortKey): StudySort {
-  if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
-  return { key, direction: 'asc' };
-}
+export const DEFAULT_SORT: StudySort = { key: 'uploadDate', dir: 'desc' };
 
 /** The Studies list's filter. `modality` is 'all' or one modality. */
 export interface StudyFilter {
@@ -77,11 +68,6 @@ function studyDateTime(study: StudyListItem): number {
 export function patientDisplayName(study: StudyListItem): string {
   const d = derived(study);
   return (d.name ??= formatPersonName(study.metadata.patientName));
-}
-
-/** Lower case without accents, so 'jerome' finds 'Jérôme'. */
-function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
 function foldedName(study: StudyListItem): string {
@@ -185,7 +171,7 @@ function sortValue(study: StudyListItem, key: StudySortKey): string | number {
 const collator = new Intl.Collator();
 
 export function sortStudies(studies: readonly StudyListItem[], sort: StudySort): StudyListItem[] {
-  const factor = sort.direction === 'asc' ? 1 : -1;
+  const factor = sort.dir === 'asc' ? 1 : -1;
   // Each study's sort value and upload time read once, not twice per comparison.
   const keyed = studies.map((study) => ({
     study,

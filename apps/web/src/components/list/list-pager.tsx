@@ -3,39 +3,23 @@ import { Button } from '@/components/ui/button';
 
 const count = new Intl.NumberFormat('en-US');
 
-/**
- * Studies shown at once: a list of thousands renders one page of them. Each row of the table is
- * about a hundred elements (buttons, menus, icons), so the page is what a sort or a search costs to
- * draw (bench/scale/my-studies-browser.ts).
- */
-export const STUDIES_PAGE_SIZE = 25;
-
-/** Page `page` of `rows` (0 is the first; past the end gives the last page). */
-export function pageOf<T>(rows: readonly T[], page: number, pageSize = STUDIES_PAGE_SIZE) {
-  const pageCount = Math.max(1, Math.ceil(rows.length / pageSize));
-  const current = Math.min(Math.max(0, page), pageCount - 1);
-  return {
-    page: current,
-    pageCount,
-    rows: rows.slice(current * pageSize, (current + 1) * pageSize),
-  };
-}
-
 /** Shows a new page from its top when the list's top (`top`) is scrolled out of sight above. */
 export function scrollToListTop(top: HTMLElement | null) {
   if (top && top.getBoundingClientRect().top < 0) top.scrollIntoView({ block: 'start' });
 }
 
 /**
- * Below a studies list longer than one page: which studies are shown, and buttons to the first,
- * previous, next and last pages. Nothing for a list of one page.
+ * Below a list longer than one page: which rows are shown ('Studies 26–50 of 120'), and buttons to
+ * the first, previous, next and last pages. Nothing for a list of one page.
  */
-export function StudiesPager({
+export function ListPager({
   page,
   pageCount,
   pageSize,
   total,
   onPage,
+  noun,
+  label,
 }: {
   /** 0 is the first page. */
   page: number;
@@ -43,14 +27,18 @@ export function StudiesPager({
   pageSize: number;
   total: number;
   onPage: (page: number) => void;
+  /** What the rows are, capitalised: 'Studies'. */
+  noun: string;
+  /** The accessible name of the pager: 'Pages of studies'. */
+  label: string;
 }) {
   if (pageCount <= 1) return null;
   const first = page * pageSize + 1;
   const last = Math.min(total, first + pageSize - 1);
   return (
-    <nav aria-label="Pages of studies" className="flex flex-wrap items-center justify-between gap-2">
+    <nav aria-label={label} className="flex flex-wrap items-center justify-between gap-2">
       <p className="text-sm text-muted-foreground" aria-live="polite">
-        Studies {count.format(first)}–{count.format(last)} of {count.format(total)}
+        {noun} {count.format(first)}–{count.format(last)} of {count.format(total)}
       </p>
       <div className="flex flex-wrap items-center gap-1">
         <Button

@@ -1,16 +1,6 @@
 import { ArrowDown, ArrowUp, ChevronsUpDown } from 'lucide-react';
 import { NativeSelect } from '@/components/ui/native-select';
-
-export type SortDir = 'asc' | 'desc';
-export interface SortState<K extends string> {
-  key: K;
-  dir: SortDir;
-}
-
-/** Clicking the sorted column again turns its direction; another column starts ascending. */
-export function nextSort<K extends string>(current: SortState<K>, key: K): SortState<K> {
-  return { key, dir: current.key === key && current.dir === 'asc' ? 'desc' : 'asc' };
-}
+import { nextSort, type SortDir, type SortState } from './sort';
 
 /** A sortable column heading of a table: a button that sorts by it, with aria-sort on the heading. */
 export function SortHeader<K extends string>({
