@@ -2,6 +2,7 @@ import type { ProfessionalOrder } from '@mi/contracts/fulfilment';
 import { Eye, FileText } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { listStatus, ListStatus } from '@/components/list/list-status';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
@@ -14,7 +15,6 @@ import {
   DialogTitle,
 } from '@/components/ui/dialog';
 import { Label } from '@/components/ui/label';
-import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { studyTransferPath } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
@@ -61,27 +61,25 @@ export function ProfessionalOrdersPage() {
   const [reason, setReason] = useState('');
   const [writing, setWriting] = useState<ProfessionalOrder | null>(null);
 
-  if (orders.isPending)
+  const status = listStatus(orders, orders.data?.length ?? 0);
+  if (status)
     return (
-      <div className="flex justify-center py-16" aria-live="polite">
-        <Spinner className="size-6" /> <span className="sr-only">Loading...</span>
-      </div>
-    );
-  if (orders.error)
-    return (
-      <p className="text-destructive">{errorMessage(orders.error, 'Your orders could not be loaded.')}</p>
-    );
-  if (orders.data.length === 0)
-    return (
-      <Card className="p-8 text-center text-muted-foreground">
-        No orders yet. Orders for the providers linked to your account appear here.
-      </Card>
+      <ListStatus
+        query={orders}
+        count={0}
+        error="Your orders could not be loaded."
+        empty={
+          <Card className="p-8 text-center text-muted-foreground">
+            No orders yet. Orders for the providers linked to your account appear here.
+          </Card>
+        }
+      />
     );
 
   return (
     <>
       <ul className="grid gap-4" aria-label="Orders">
-        {orders.data.map((o) => (
+        {(orders.data ?? []).map((o) => (
           <li key={o.id}>
             <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between">
               <div className="min-w-0 space-y-1">

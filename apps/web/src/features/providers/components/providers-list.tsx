@@ -1,5 +1,6 @@
 import type { Provider } from '@mi/contracts/sharing';
 import { FolderOpen, Info, Send, Trash2 } from 'lucide-react';
+import { ListLayout } from '@/components/list/list-layout';
 import { ProviderBadges, RatingSummary, specialtyLabel } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -90,98 +91,105 @@ function InfoButton({ provider, onInfo }: { provider: Provider; onInfo: (p: Prov
 export function ProvidersList(props: ListProps) {
   const { providers, handlers } = props;
   return (
-    <>
-      <div className="hidden overflow-x-auto rounded-lg border bg-card md:block">
-        <table className="w-full text-sm" aria-label="Your providers">
-          <thead className="bg-muted/50 text-muted-foreground">
-            <tr>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Name
-              </th>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Specialty
-              </th>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Location
-              </th>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Experience
-              </th>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Rating
-              </th>
-              <th scope="col" className="px-3 py-3 text-left font-medium">
-                Actions
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {providers.map((p) => (
-              <tr key={p.id} className="border-t align-middle hover:bg-muted/40">
-                <td className="max-w-80 px-3 py-2.5">
-                  <span className="flex items-center gap-1">
-                    <span className="grid min-w-0">
-                      <span className="truncate font-medium" title={p.name}>
-                        {p.name}
-                      </span>
-                      <span
-                        className="truncate text-xs text-muted-foreground"
-                        title={p.contactInformation.email}
-                      >
-                        {p.contactInformation.email}
-                      </span>
-                    </span>
-                    <InfoButton provider={p} onInfo={handlers.onInfo} />
-                  </span>
-                  <ProviderBadges provider={p} className="mt-1" />
-                </td>
-                <td className="px-3 py-2.5">
-                  {p.specialty || <span className="text-muted-foreground">N/A</span>}
-                </td>
-                <td className="max-w-48 px-3 py-2.5">
-                  {placeOf(p) || <span className="text-muted-foreground">N/A</span>}
-                </td>
-                <td className="whitespace-nowrap px-3 py-2.5">
-                  {experienceText(p.yearsOfExperience) || <span className="text-muted-foreground">N/A</span>}
-                </td>
-                <td className="px-3 py-2.5">
-                  <Rating provider={p} />
-                </td>
-                <td className="px-3 py-2.5">
-                  <RowActions provider={p} {...props} />
-                </td>
+    <ListLayout
+      minWidth="(min-width: 768px)"
+      table={() => (
+        <div className="overflow-x-auto rounded-lg border bg-card">
+          <table className="w-full text-sm" aria-label="Your providers">
+            <thead className="bg-muted/50 text-muted-foreground">
+              <tr>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Name
+                </th>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Specialty
+                </th>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Location
+                </th>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Experience
+                </th>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Rating
+                </th>
+                <th scope="col" className="px-3 py-3 text-left font-medium">
+                  Actions
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <ul className="grid gap-3 md:hidden" aria-label="Your providers">
-        {providers.map((p) => (
-          <li key={p.id}>
-            <Card className="grid gap-3 p-4">
-              <div className="flex items-start justify-between gap-2">
-                <div className="grid min-w-0">
-                  <span className="font-medium [overflow-wrap:anywhere]">{p.name}</span>
-                  <span className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
-                    {p.contactInformation.email}
-                  </span>
+            </thead>
+            <tbody>
+              {providers.map((p) => (
+                <tr key={p.id} className="border-t align-middle hover:bg-muted/40">
+                  <td className="max-w-80 px-3 py-2.5">
+                    <span className="flex items-center gap-1">
+                      <span className="grid min-w-0">
+                        <span className="truncate font-medium" title={p.name}>
+                          {p.name}
+                        </span>
+                        <span
+                          className="truncate text-xs text-muted-foreground"
+                          title={p.contactInformation.email}
+                        >
+                          {p.contactInformation.email}
+                        </span>
+                      </span>
+                      <InfoButton provider={p} onInfo={handlers.onInfo} />
+                    </span>
+                    <ProviderBadges provider={p} className="mt-1" />
+                  </td>
+                  <td className="px-3 py-2.5">
+                    {p.specialty || <span className="text-muted-foreground">N/A</span>}
+                  </td>
+                  <td className="max-w-48 px-3 py-2.5">
+                    {placeOf(p) || <span className="text-muted-foreground">N/A</span>}
+                  </td>
+                  <td className="whitespace-nowrap px-3 py-2.5">
+                    {experienceText(p.yearsOfExperience) || (
+                      <span className="text-muted-foreground">N/A</span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2.5">
+                    <Rating provider={p} />
+                  </td>
+                  <td className="px-3 py-2.5">
+                    <RowActions provider={p} {...props} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      cards={() => (
+        <ul className="grid gap-3" aria-label="Your providers">
+          {providers.map((p) => (
+            <li key={p.id}>
+              <Card className="grid gap-3 p-4">
+                <div className="flex items-start justify-between gap-2">
+                  <div className="grid min-w-0">
+                    <span className="font-medium [overflow-wrap:anywhere]">{p.name}</span>
+                    <span className="text-sm text-muted-foreground [overflow-wrap:anywhere]">
+                      {p.contactInformation.email}
+                    </span>
+                  </div>
+                  <InfoButton provider={p} onInfo={handlers.onInfo} />
                 </div>
-                <InfoButton provider={p} onInfo={handlers.onInfo} />
-              </div>
-              <ProviderBadges provider={p} />
-              <div className="flex flex-wrap items-center gap-2 text-sm">
-                {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
-                {placeOf(p) && <span className="text-muted-foreground">{placeOf(p)}</span>}
-                {experienceText(p.yearsOfExperience) && (
-                  <span className="text-muted-foreground">{experienceText(p.yearsOfExperience)}</span>
-                )}
-                <Rating provider={p} />
-              </div>
-              <RowActions provider={p} {...props} />
-            </Card>
-          </li>
-        ))}
-      </ul>
-    </>
+                <ProviderBadges provider={p} />
+                <div className="flex flex-wrap items-center gap-2 text-sm">
+                  {specialtyLabel(p) && <Badge variant="secondary">{specialtyLabel(p)}</Badge>}
+                  {placeOf(p) && <span className="text-muted-foreground">{placeOf(p)}</span>}
+                  {experienceText(p.yearsOfExperience) && (
+                    <span className="text-muted-foreground">{experienceText(p.yearsOfExperience)}</span>
+                  )}
+                  <Rating provider={p} />
+                </div>
+                <RowActions provider={p} {...props} />
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
+    />
   );
 }

@@ -1,12 +1,13 @@
 import type { Provider } from '@mi/contracts/sharing';
-import { Info, Mail, RefreshCw, UserPlus, Users } from 'lucide-react';
+import { Info, Mail, UserPlus, Users } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { EmptyState } from '@/components/empty-state';
+import { listStatus, ListStatus } from '@/components/list/list-status';
+import { useList } from '@/components/list/use-list';
 import { PageHeader } from '@/components/page-header';
-import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
@@ -41,7 +42,6 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
   const providers = useUserProviders();
   const remove = useRemoveProvider();
   const share = useShareWithProvider(userId);
-  const [filter, setFilter] = useState<ProviderFilter>(EMPTY_PROVIDER_FILTER);
   const [adding, setAdding] = useState(false);
   const [inviting, setInviting] = useState(false);
   const [info, setInfo] = useState<Provider | null>(null);
@@ -52,7 +52,17 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
   const all = providers.data;
   const specialties = useMemo(() => distinctSpecialties(all ?? []), [all]);
   const countries = useMemo(() => distinctCountries(all ?? []), [all]);
-  const rows = useMemo(() => filterProviders(all ?? [], filter), [all, filter]);
+  const list = useList<Provider, 'added', ProviderFilter>({
+    rows: all,
+    sort: { key: 'added', dir: 'asc' },
+    // The order the server gives (the order they were added in).
+    sortBy: (rows) => [...rows],
+    filters: EMPTY_PROVIDER_FILTER,
+    filterRows: (rows, _search, filter) => filterProviders(rows, filter),
+    pageSize: Infinity,
+  });
+  const filter = list.filters;
+  const rows = list.rows;
   const addedIds = useMemo(() => new Set((all ?? []).map((p) => p.id)), [all]);
 
   const confirmRemove = (p: Provider) =>
@@ -81,41 +91,31 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
     );
   };
 
-  let body;
-  if (providers.isPending) {
-    body = (
-      <div className="flex justify-center py-16">
-        <Spinner className="size-6" label="Loading providers" />
-      </div>
-    );
-  } else if (providers.isError) {
-    body = (
-      <Alert variant="destructive">
-        <div className="grid gap-2">
-          <AlertTitle>Your providers could not be loaded</AlertTitle>
-          <AlertDescription>{errorMessage(providers.error)}</AlertDescription>
-          <Button variant="outline" size="sm" className="w-fit" onClick={() => void providers.refetch()}>
-            <RefreshCw aria-hidden="true" /> Try again
-          </Button>
-        </div>
-      </Alert>
-    );
-  } else if (!all?.length) {
-    body = (
-      <EmptyState icon={Users} title="No providers yet">
-        <p>
-          Use <span className="font-medium text-foreground">Add Existing Provider</span> to find your doctors
-          in the directory, or invite a provider who is not listed.
-        </p>
-        <Button className="mt-3" onClick={() => setAdding(true)}>
-          <UserPlus aria-hidden="true" /> Add Existing Provider
-        </Button>
-      </EmptyState>
-    );
-  } else if (rows.length === 0) {
-    body = <EmptyState icon={Users} title="No providers match your search" />;
-  } else {
-    body = (
+  const body =
+    listStatus(providers, rows.length) !== null ? (
+      <ListStatus
+        query={providers}
+        count={rows.length}
+        loading="Loading providers"
+        error="Your providers could not be loaded"
+        retryLabel="Try again"
+        empty={
+          all?.length ? (
+            <EmptyState icon={Users} title="No providers match your search" />
+          ) : (
+            <EmptyState icon={Users} title="No providers yet">
+              <p>
+                Use <span className="font-medium text-foreground">Add Existing Provider</span> to find your
+                doctors in the directory, or invite a provider who is not listed.
+              </p>
+              <Button className="mt-3" onClick={() => setAdding(true)}>
+                <UserPlus aria-hidden="true" /> Add Existing Provider
+              </Button>
+            </EmptyState>
+          )
+        }
+      />
+    ) : (
       <ProvidersList
         providers={rows}
         shareMode={studyId !== null}
@@ -123,7 +123,6 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
         handlers={{ onInfo: setInfo, onViewShares: setViewing, onRemove: setRemoving, onShare: shareWith }}
       />
     );
-  }
 
   return (
     <>
@@ -151,7 +150,7 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
         {(all?.length ?? 0) > 0 && (
           <ProviderFilterBar
             filter={filter}
-            onChange={setFilter}
+            onChange={list.setFilters}
             specialties={specialties}
             countries={countries}
             searchLabel="Search your providers"

@@ -27,7 +27,7 @@ export function isFiltered(filter: ProviderFilter): boolean {
   );
 }
 
-export function filterProviders(providers: Provider[], filter: ProviderFilter): Provider[] {
+export function filterProviders(providers: readonly Provider[], filter: ProviderFilter): Provider[] {
   const needle = filter.search.trim().toLowerCase();
   return providers.filter(
     (p) =>
