@@ -28,7 +28,8 @@ const liveLink = (at: Date) =>
                 and u.share_medical_data and u.account_status = 'active')`,
   );
 
-export function createLinksRepository(db: Db) {
+/** The owner's side: making, listing and changing links, and the studies they carry. */
+function createOwnedLinksRepository(db: Db) {
   return {
     async insert(link: NewLink, studyIds: string[]): Promise<LinkRow> {
       return db.transaction(async (tx) => {
@@ -97,7 +98,12 @@ export function createLinksRepository(db: Db) {
         .returning();
       return row;
     },
+  };
+}
 
+/** Links as they open: found while live, passcode budget and open count spent atomically. */
+function createLiveLinksRepository(db: Db) {
+  return {
     /** A link by its manifest id when it opens now (see liveLink), whatever its open count. */
     async findLiveByManifest(manifestId: string, at: Date): Promise<LinkRow | undefined> {
       const [row] = await db
@@ -157,7 +163,12 @@ export function createLinksRepository(db: Db) {
         .returning({ opens: studyLinks.opens });
       return row ? { first: row.opens === 1 } : null;
     },
+  };
+}
 
+/** What an open issues: recipients' credentials, and the files and download tickets they redeem. */
+function createLinkCredentialsRepository(db: Db) {
+  return {
     async insertCredential(c: typeof studyLinkCredentials.$inferInsert): Promise<{ id: string }> {
       const [row] = await db
         .insert(studyLinkCredentials)
@@ -215,6 +226,14 @@ export function createLinksRepository(db: Db) {
     async deleteExpiredFiles(at: Date): Promise<void> {
       await db.delete(studyLinkFiles).where(lt(studyLinkFiles.expiresAt, at));
     },
+  };
+}
+
+export function createLinksRepository(db: Db) {
+  return {
+    ...createOwnedLinksRepository(db),
+    ...createLiveLinksRepository(db),
+    ...createLinkCredentialsRepository(db),
   };
 }
 export type LinksRepository = ReturnType<typeof createLinksRepository>;

@@ -12,7 +12,7 @@ import { ownershipRequestEmail } from '../mail';
 import type { NotificationsService } from '../notifications';
 import { exceedsQuota, quotaGB, quotaOf } from '../accounts';
 import type { UserRow, UsersRepository } from '../accounts';
-import type { SharingRepository } from './sharing.repository';
+import type { SharingRepository, TransferRefusal } from './sharing.repository';
 
 interface Deps {
   repo: SharingRepository;
@@ -34,11 +34,77 @@ const receives = (u: UserRow | undefined): u is UserRow =>
   !!u && u.accountStatus === 'active' && u.emailVerifiedAt !== null;
 
 /**
- * Moving a study to another owner: by the owner's Transfer Ownership dialog (an email), or by the
- * owner approving a recipient's request (the emailed link). The move itself is one transaction
- * (SharingRepository.transfer).
+ * The new owner a transfer names: a confirmed account by email, or a recipient whose open request
+ * the owner is approving.
  */
-export function createOwnershipService(deps: Deps) {
+async function newOwnerFor(
+  deps: Deps,
+  owner: UserRow,
+  studyId: string,
+  body: { requesterEmail: string } | { requesterId: string },
+): Promise<{ recipient: UserRow; approving: boolean }> {
+  let recipient: UserRow | undefined;
+  let approving = false;
+  if ('requesterEmail' in body) {
+    const email = body.requesterEmail.trim();
+    const found = await deps.users.findByEmail(normalizeEmail(email));
+    if (found?.id === owner.id) throw new AppError('VALIDATION_ERROR', 'You already own this study.');
+    if (!receives(found))
+      throw new AppError(
+        'NOT_FOUND',
+        `No account with the confirmed email address ${email} was found. Ask them to sign up and confirm their email first.`,
+      );
+    recipient = found;
+  } else {
+    const found = /^[0-9a-f-]{36}$/i.test(body.requesterId)
+      ? await deps.users.findById(body.requesterId)
+      : undefined;
+    // Only a recipient's open request makes an account id a valid new owner.
+    if (
+      !found ||
+      !(await deps.repo.hasOpenRequest(studyId, found.id, owner.id)) ||
+      found.accountStatus !== 'active'
+    )
+      throw new AppError('NOT_FOUND', 'There is no open ownership request for this study.');
+    recipient = found;
+    approving = true;
+  }
+  return { recipient, approving };
+}
+
+/** Records a refused transfer and says why: the study left, the new owner has no room, or has it. */
+async function refuseTransfer(
+  deps: Deps,
+  owner: UserRow,
+  studyId: string,
+  recipient: UserRow,
+  reason: TransferRefusal,
+  meta: RequestMeta,
+): Promise<never> {
+  await deps.audit({
+    actorId: owner.id,
+    actorRole: owner.role,
+    action: 'study.ownership_transfer',
+    targetType: 'study',
+    targetId: studyId,
+    outcome: 'failure',
+    requestId: meta.requestId,
+    ip: meta.ip,
+    details: { reason, newOwnerId: recipient.id },
+  });
+  if (reason === 'no_room')
+    throw new AppError(
+      'CONFLICT',
+      `${recipient.email} does not have enough free storage for this study (limit ${quotaGB(
+        quotaOf(recipient, deps.defaultMaxStorageBytes).maxBytes,
+      )} GB).`,
+    );
+  if (reason === 'duplicate') throw new AppError('CONFLICT', `${recipient.email} already has this study.`);
+  throw new AppError('NOT_FOUND', 'Study not found or invalid study ID.');
+}
+
+/** The owner moves the study: to a confirmed account by email, or approving a recipient's request. */
+function createOwnershipTransfer(deps: Deps) {
   const { audit } = deps;
 
   return {
@@ -54,32 +120,7 @@ export function createOwnershipService(deps: Deps) {
         { id: body.studyId },
         meta,
       );
-      let recipient: UserRow | undefined;
-      let approving = false;
-      if ('requesterEmail' in body) {
-        const email = body.requesterEmail.trim();
-        const found = await deps.users.findByEmail(normalizeEmail(email));
-        if (found?.id === owner.id) throw new AppError('VALIDATION_ERROR', 'You already own this study.');
-        if (!receives(found))
-          throw new AppError(
-            'NOT_FOUND',
-            `No account with the confirmed email address ${email} was found. Ask them to sign up and confirm their email first.`,
-          );
-        recipient = found;
-      } else {
-        const found = /^[0-9a-f-]{36}$/i.test(body.requesterId)
-          ? await deps.users.findById(body.requesterId)
-          : undefined;
-        // Only a recipient's open request makes an account id a valid new owner.
-        if (
-          !found ||
-          !(await deps.repo.hasOpenRequest(study.id, found.id, owner.id)) ||
-          found.accountStatus !== 'active'
-        )
-          throw new AppError('NOT_FOUND', 'There is no open ownership request for this study.');
-        recipient = found;
-        approving = true;
-      }
+      const { recipient, approving } = await newOwnerFor(deps, owner, study.id, body);
 
       const moved = await deps.repo.transfer(
         study.id,
@@ -90,29 +131,7 @@ export function createOwnershipService(deps: Deps) {
       );
       // Both owners' lists and the recipients' Shared Studies change; the next reads see it.
       await deps.changes.settled();
-      if (!moved.ok) {
-        await audit({
-          actorId: owner.id,
-          actorRole: owner.role,
-          action: 'study.ownership_transfer',
-          targetType: 'study',
-          targetId: study.id,
-          outcome: 'failure',
-          requestId: meta.requestId,
-          ip: meta.ip,
-          details: { reason: moved.reason, newOwnerId: recipient.id },
-        });
-        if (moved.reason === 'no_room')
-          throw new AppError(
-            'CONFLICT',
-            `${recipient.email} does not have enough free storage for this study (limit ${quotaGB(
-              quotaOf(recipient, deps.defaultMaxStorageBytes).maxBytes,
-            )} GB).`,
-          );
-        if (moved.reason === 'duplicate')
-          throw new AppError('CONFLICT', `${recipient.email} already has this study.`);
-        throw new AppError('NOT_FOUND', 'Study not found or invalid study ID.');
-      }
+      if (!moved.ok) return refuseTransfer(deps, owner, study.id, recipient, moved.reason, meta);
       await audit({
         actorId: owner.id,
         actorRole: owner.role,
@@ -140,7 +159,14 @@ export function createOwnershipService(deps: Deps) {
         newOwnerId: recipient.id,
       };
     },
+  };
+}
 
+/** A recipient asks the owner for the study. */
+function createOwnershipRequests(deps: Deps) {
+  const { audit } = deps;
+
+  return {
     /** A recipient asks the owner for the study: notified in the app and by email with the approve link. */
     async request(
       auth: AuthenticatedSession,
@@ -190,6 +216,18 @@ export function createOwnershipService(deps: Deps) {
         );
       return { message: 'Your ownership request was sent to the owner.' };
     },
+  };
+}
+
+/**
+ * Moving a study to another owner: by the owner's Transfer Ownership dialog (an email), or by the
+ * owner approving a recipient's request (the emailed link). The move itself is one transaction
+ * (SharingRepository.transfer).
+ */
+export function createOwnershipService(deps: Deps) {
+  return {
+    ...createOwnershipTransfer(deps),
+    ...createOwnershipRequests(deps),
   };
 }
 export type OwnershipService = ReturnType<typeof createOwnershipService>;

@@ -75,15 +75,8 @@ const toView = (r: ShareViewRow): ShareView => ({
   target: r.targetId ? { id: r.targetId, email: r.targetEmail!, name: r.targetName } : null,
 });
 
-/** Study shares, ownership requests and the moves of a study between owners. */
-export function createSharingRepository(db: Db) {
-  const selectViews = () =>
-    db
-      .select(shareView)
-      .from(studyShares)
-      .innerJoin(studies, eq(studies.id, studyShares.studyId))
-      .leftJoin(users, eq(users.id, studyShares.targetUserId));
-
+/** Shares themselves: made, found, revoked, given to the account their email reaches, first opened. */
+function createSharesRepository(db: Db) {
   return {
     /** The professional account an admin linked to a provider, if any. */
     async linkedAccountOf(providerId: string): Promise<string | null> {
@@ -104,35 +97,6 @@ export function createSharingRepository(db: Db) {
     async findShare(id: string): Promise<ShareRow | undefined> {
       const [row] = await db.select().from(studyShares).where(eq(studyShares.id, id)).limit(1);
       return row;
-    },
-
-    async findView(id: string): Promise<ShareView | undefined> {
-      const [row] = await selectViews().where(eq(studyShares.id, id)).limit(1);
-      return row && toView(row);
-    },
-
-    /** The live shares of a study, oldest first. */
-    async listForStudy(studyId: string): Promise<ShareView[]> {
-      const rows = await selectViews()
-        .where(and(eq(studyShares.studyId, studyId), isNull(studyShares.revokedAt)))
-        .orderBy(studyShares.createdAt, studyShares.id);
-      return rows.map(toView);
-    },
-
-    /** An owner's live shares with one provider, newest first. */
-    async listForProvider(ownerId: string, providerId: string): Promise<ShareView[]> {
-      const rows = await selectViews()
-        .where(
-          and(
-            eq(studyShares.ownerId, ownerId),
-            eq(studyShares.providerId, providerId),
-            isNull(studyShares.revokedAt),
-            eq(studies.ownerId, ownerId),
-            isNull(studies.deletingSince),
-          ),
-        )
-        .orderBy(desc(studyShares.createdAt), desc(studyShares.id));
-      return rows.map(toView);
     },
 
     /** Ends a live share; undefined when it was not live. */
@@ -188,7 +152,79 @@ export function createSharingRepository(db: Db) {
         .returning();
       return row;
     },
+  };
+}
 
+/** Shares as their lists show them (with study and recipient), and the receipts' audited events. */
+function createShareViewsRepository(db: Db) {
+  const selectViews = () =>
+    db
+      .select(shareView)
+      .from(studyShares)
+      .innerJoin(studies, eq(studies.id, studyShares.studyId))
+      .leftJoin(users, eq(users.id, studyShares.targetUserId));
+
+  return {
+    async findView(id: string): Promise<ShareView | undefined> {
+      const [row] = await selectViews().where(eq(studyShares.id, id)).limit(1);
+      return row && toView(row);
+    },
+
+    /** The live shares of a study, oldest first. */
+    async listForStudy(studyId: string): Promise<ShareView[]> {
+      const rows = await selectViews()
+        .where(and(eq(studyShares.studyId, studyId), isNull(studyShares.revokedAt)))
+        .orderBy(studyShares.createdAt, studyShares.id);
+      return rows.map(toView);
+    },
+
+    /** An owner's live shares with one provider, newest first. */
+    async listForProvider(ownerId: string, providerId: string): Promise<ShareView[]> {
+      const rows = await selectViews()
+        .where(
+          and(
+            eq(studyShares.ownerId, ownerId),
+            eq(studyShares.providerId, providerId),
+            isNull(studyShares.revokedAt),
+            eq(studies.ownerId, ownerId),
+            isNull(studies.deletingSince),
+          ),
+        )
+        .orderBy(desc(studyShares.createdAt), desc(studyShares.id));
+      return rows.map(toView);
+    },
+
+    /** The audited events of one study that its receipts show, newest first, with each actor's email. */
+    async receiptEvents(studyId: string, limit: number) {
+      return db
+        .select({
+          at: auditEvents.at,
+          action: auditEvents.action,
+          actorId: auditEvents.actorId,
+          actorEmail: users.email,
+          actorName: users.name,
+          outcome: auditEvents.outcome,
+          details: auditEvents.details,
+        })
+        .from(auditEvents)
+        .leftJoin(users, eq(users.id, auditEvents.actorId))
+        .where(
+          and(
+            eq(auditEvents.targetType, 'study'),
+            eq(auditEvents.targetId, studyId),
+            inArray(auditEvents.action, [...RECEIPT_ACTIONS]),
+            or(eq(auditEvents.outcome, 'success'), inArray(auditEvents.action, LINK_USE_ACTIONS)),
+          ),
+        )
+        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+        .limit(limit);
+    },
+  };
+}
+
+/** A recipient's open request for a study's ownership. */
+function createOwnershipRequestsRepository(db: Db) {
+  return {
     /** Records a recipient's request; false when one is already open. */
     async openOwnershipRequest(studyId: string, requesterId: string, ownerId: string): Promise<boolean> {
       const rows = await db
@@ -214,7 +250,12 @@ export function createSharingRepository(db: Db) {
         .limit(1);
       return row !== undefined;
     },
+  };
+}
 
+/** The transfer of a study to a new owner, in one transaction. */
+function createTransferRepository(db: Db) {
+  return {
     /**
      * Moves a study from `fromId` to `toId` in one transaction: the study row (locked, so of two
      * racing transfers one finds it gone), both users' storage use, its live shares (the new owner's
@@ -303,32 +344,16 @@ export function createSharingRepository(db: Db) {
         return { ok: true as const, study: moved! };
       });
     },
+  };
+}
 
-    /** The audited events of one study that its receipts show, newest first, with each actor's email. */
-    async receiptEvents(studyId: string, limit: number) {
-      return db
-        .select({
-          at: auditEvents.at,
-          action: auditEvents.action,
-          actorId: auditEvents.actorId,
-          actorEmail: users.email,
-          actorName: users.name,
-          outcome: auditEvents.outcome,
-          details: auditEvents.details,
-        })
-        .from(auditEvents)
-        .leftJoin(users, eq(users.id, auditEvents.actorId))
-        .where(
-          and(
-            eq(auditEvents.targetType, 'study'),
-            eq(auditEvents.targetId, studyId),
-            inArray(auditEvents.action, [...RECEIPT_ACTIONS]),
-            or(eq(auditEvents.outcome, 'success'), inArray(auditEvents.action, LINK_USE_ACTIONS)),
-          ),
-        )
-        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
-        .limit(limit);
-    },
+/** Study shares, ownership requests and the moves of a study between owners. */
+export function createSharingRepository(db: Db) {
+  return {
+    ...createSharesRepository(db),
+    ...createShareViewsRepository(db),
+    ...createOwnershipRequestsRepository(db),
+    ...createTransferRepository(db),
   };
 }
 export type SharingRepository = ReturnType<typeof createSharingRepository>;
