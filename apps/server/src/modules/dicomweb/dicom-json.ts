@@ -1,5 +1,5 @@
 import type { DicomJson } from './part10';
-import type { InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
+import type { MetadataInstance, SeriesRow, StudyRow } from './dicomweb.repository';
 
 /**
  * The DICOM JSON (PS3.18 F.2) the index answers for a study, series or instance without reading
@@ -91,7 +91,11 @@ export function seriesAttributes(se: SeriesRow, s: StudyRow): DicomJson {
   };
 }
 
-export function instanceAttributes(i: InstanceRow, se: SeriesRow, s: StudyRow): DicomJson {
+export function instanceAttributes(
+  i: Pick<MetadataInstance, 'sopClassUid' | 'sopInstanceUid' | 'transferSyntaxUid' | 'instanceNumber'>,
+  se: SeriesRow,
+  s: StudyRow,
+): DicomJson {
   return {
     ...seriesAttributes(se, s),
     '00080016': str('UI', i.sopClassUid),

@@ -67,21 +67,33 @@ export function createDicomwebAccess(deps: DicomwebAccessDeps) {
     });
   }
 
-  async function resolveSeries(
+  /** The series behind a request as `find` reads it (the series row, or more about it). */
+  async function resolveSeriesBy<S>(
+    p: Principal,
+    studyUid: string,
+    seriesUid: string,
+    meta: RequestMeta,
+    action: string,
+    find: (studyId: string, seriesUid: string) => Promise<S | undefined>,
+  ): Promise<{ study: StudyRow; series: S }> {
+    requireUid(seriesUid, 'series');
+    const study = await resolveStudy(p, studyUid, meta, action);
+    const se = await find(study.id, seriesUid);
+    if (!se) {
+      await audit(p, meta, action, study.id, 'denied', { seriesInstanceUid: seriesUid });
+      throw new AppError('NOT_FOUND', NOT_FOUND);
+    }
+    return { study, series: se };
+  }
+
+  function resolveSeries(
     p: Principal,
     studyUid: string,
     seriesUid: string,
     meta: RequestMeta,
     action: string,
   ) {
-    requireUid(seriesUid, 'series');
-    const study = await resolveStudy(p, studyUid, meta, action);
-    const se = await repo.seriesByUid(study.id, seriesUid);
-    if (!se) {
-      await audit(p, meta, action, study.id, 'denied', { seriesInstanceUid: seriesUid });
-      throw new AppError('NOT_FOUND', NOT_FOUND);
-    }
-    return { study, series: se };
+    return resolveSeriesBy(p, studyUid, seriesUid, meta, action, repo.seriesByUid);
   }
 
   async function resolveInstance(
@@ -102,6 +114,6 @@ export function createDicomwebAccess(deps: DicomwebAccessDeps) {
     return { study, series, instance };
   }
 
-  return { audit, visibleStudies, resolveStudy, resolveSeries, resolveInstance };
+  return { audit, visibleStudies, resolveStudy, resolveSeries, resolveSeriesBy, resolveInstance };
 }
 export type DicomwebAccess = ReturnType<typeof createDicomwebAccess>;

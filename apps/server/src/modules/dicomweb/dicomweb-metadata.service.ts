@@ -11,23 +11,23 @@ const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
 export interface DicomwebMetadataDeps {
-  repo: Pick<DicomwebRepository, 'findStudy' | 'seriesOf'>;
+  repo: Pick<DicomwebRepository, 'findStudy' | 'seriesOf' | 'seriesMetadataState'>;
   access: DicomwebAccess;
-  metadata: Pick<SeriesMetadata, 'seriesMetadataGz'>;
+  metadata: Pick<SeriesMetadata, 'seriesMetadataGz' | 'metadataOf'>;
 }
 
 /** WADO-RS metadata of a study, series or instance, from the series metadata kept by series-metadata.ts. */
 export function createDicomwebMetadata(deps: DicomwebMetadataDeps) {
   const { repo } = deps;
-  const { audit, resolveStudy, resolveSeries, resolveInstance } = deps.access;
-  const { seriesMetadataGz } = deps.metadata;
+  const { audit, resolveStudy, resolveSeriesBy, resolveInstance } = deps.access;
+  const { seriesMetadataGz, metadataOf } = deps.metadata;
 
   return {
     /** Builds the metadata of every series of a study ahead of the first view. */
     async prepareStudy(studyId: string): Promise<void> {
       const study = await repo.findStudy(studyId);
       if (!study) return;
-      for (const se of await repo.seriesOf([study.id])) await seriesMetadataGz(study, se);
+      for (const se of await repo.seriesOf([study.id])) await seriesMetadataGz(study, se, { stored: true });
     },
 
     /** Series metadata as stored in the cache (gzip). */
@@ -37,8 +37,16 @@ export function createDicomwebMetadata(deps: DicomwebMetadataDeps) {
       seriesUid: string,
       meta: RequestMeta,
     ): Promise<Buffer> {
-      const { study, series } = await resolveSeries(p, studyUid, seriesUid, meta, 'metadata');
-      const gz = await seriesMetadataGz(study, series);
+      // The series, and its cached metadata or instances, in one query.
+      const { study, series } = await resolveSeriesBy(
+        p,
+        studyUid,
+        seriesUid,
+        meta,
+        'metadata',
+        (studyId, uid) => repo.seriesMetadataState({ studyId, seriesUid: uid }),
+      );
+      const gz = await metadataOf(study, series);
       await audit(p, meta, 'metadata', study.id, 'success', { level: 'series' });
       return gz;
     },

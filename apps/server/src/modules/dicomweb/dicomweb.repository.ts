@@ -6,8 +6,66 @@ export type StudyRow = typeof studies.$inferSelect;
 export type SeriesRow = typeof series.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 
+/** What building an instance's metadata needs of its row: where its file is, and what the index knows. */
+export type MetadataInstance = Pick<
+  InstanceRow,
+  | 'id'
+  | 'sopInstanceUid'
+  | 'sopClassUid'
+  | 'instanceNumber'
+  | 'transferSyntaxUid'
+  | 'sizeBytes'
+  | 'storageKey'
+  | 'storageOffset'
+>;
+type MetadataInstanceTuple = [
+  string,
+  string,
+  string | null,
+  number | null,
+  string | null,
+  number,
+  string,
+  number,
+];
+const metadataInstance = ([
+  id,
+  sopInstanceUid,
+  sopClassUid,
+  instanceNumber,
+  transferSyntaxUid,
+  sizeBytes,
+  storageKey,
+  storageOffset,
+]: MetadataInstanceTuple): MetadataInstance => ({
+  id,
+  sopInstanceUid,
+  sopClassUid,
+  instanceNumber,
+  transferSyntaxUid,
+  sizeBytes: Number(sizeBytes),
+  storageKey,
+  storageOffset: Number(storageOffset),
+});
+
+/**
+ * A series for its metadata: the cached gzip when current, else (`gzip` null) its instances in
+ * reading order, as of `series.revision`.
+ */
+export interface SeriesMetadataState {
+  series: SeriesRow;
+  gzip: Buffer | null;
+  instances: MetadataInstance[] | null;
+}
+
 /** Reads of the study index for DICOMweb, and the cache of series metadata. */
 export function createDicomwebRepository(db: Db) {
+  return { ...indexReads(db), ...metadataCache(db) };
+}
+export type DicomwebRepository = ReturnType<typeof createDicomwebRepository>;
+
+/** Studies, series and instances as the index holds them. */
+function indexReads(db: Db) {
   return {
     async seriesByUid(studyId: string, seriesUid: string): Promise<SeriesRow | undefined> {
       const [row] = await db
@@ -68,37 +126,68 @@ export function createDicomwebRepository(db: Db) {
           asc(instances.sopInstanceUid),
         );
     },
-    /** A digest of what the series holds; changes whenever an instance is added or replaced. */
-    async seriesVersion(seriesId: string): Promise<{ version: string; count: number }> {
+  };
+}
+
+/** Series metadata kept in the database, for the revision of the series it was built for. */
+function metadataCache(db: Db) {
+  return {
+    /**
+     * A series and its cached metadata when that is current (cached for its revision), else the
+     * instances to build it from: one query, one snapshot, so the instances are exactly those of
+     * the revision. Undefined when there is no such series.
+     */
+    async seriesMetadataState(by: { seriesId: string } | { studyId: string; seriesUid: string }) {
       const [row] = await db
         .select({
-          version: sql<string>`coalesce(md5(string_agg(${instances.storageKey} || '@' || ${instances.storageOffset}, ',' order by ${instances.storageKey}, ${instances.storageOffset})), '')`,
-          count: sql<number>`count(*)::int`,
+          series,
+          // bytea travels as base64: PGlite converts it in JavaScript byte by byte otherwise.
+          gzip: sql<string | null>`encode(${seriesMetadataCache.gzip}, 'base64')`,
+          instances: sql<
+            MetadataInstanceTuple[] | null
+          >`case when ${seriesMetadataCache.seriesId} is null then (
+            select coalesce(json_agg(json_build_array(i.id, i.sop_instance_uid, i.sop_class_uid,
+              i.instance_number, i.transfer_syntax_uid, i.size_bytes, i.storage_key, i.storage_offset)
+              order by i.instance_number asc nulls last, i.sop_instance_uid), '[]')
+            from ${instances} i where i.series_id = ${series.id}) end`,
         })
-        .from(instances)
-        .where(eq(instances.seriesId, seriesId));
-      return { version: row?.version ?? '', count: Number(row?.count ?? 0) };
-    },
-    async cachedMetadata(seriesId: string): Promise<{ version: string; gzip: Buffer } | undefined> {
-      const [row] = await db
-        .select({ version: seriesMetadataCache.version, gzip: seriesMetadataCache.gzip })
-        .from(seriesMetadataCache)
-        .where(eq(seriesMetadataCache.seriesId, seriesId))
+        .from(series)
+        .leftJoin(
+          seriesMetadataCache,
+          and(
+            eq(seriesMetadataCache.seriesId, series.id),
+            eq(seriesMetadataCache.version, sql`${series.revision}::text`),
+          ),
+        )
+        .where(
+          'seriesId' in by
+            ? eq(series.id, by.seriesId)
+            : and(eq(series.studyId, by.studyId), eq(series.seriesInstanceUid, by.seriesUid)),
+        )
         .limit(1);
-      return row;
+      if (!row) return undefined;
+      const state: SeriesMetadataState = {
+        series: row.series,
+        gzip: row.gzip === null ? null : Buffer.from(row.gzip, 'base64'),
+        instances: row.instances?.map(metadataInstance) ?? null,
+      };
+      return state;
     },
+    /** Keeps a series' metadata, built for `revision`, replacing what was kept before. */
     async storeMetadata(
       seriesId: string,
-      version: string,
+      revision: number,
       instanceCount: number,
       gzip: Buffer,
     ): Promise<void> {
+      const version = String(revision);
+      const gz = sql`decode(${gzip.toString('base64')}, 'base64')`;
       await db
         .insert(seriesMetadataCache)
-        .values({ seriesId, version, instanceCount, gzip })
+        .values({ seriesId, version, instanceCount, gzip: gz })
         .onConflictDoUpdate({
           target: seriesMetadataCache.seriesId,
-          set: { version, instanceCount, gzip, createdAt: new Date() },
+          set: { version, instanceCount, gzip: gz, createdAt: new Date() },
         })
         // The series may have been deleted meanwhile; then there is nothing to cache.
         .catch((err: unknown) => {
@@ -107,7 +196,6 @@ export function createDicomwebRepository(db: Db) {
     },
   };
 }
-export type DicomwebRepository = ReturnType<typeof createDicomwebRepository>;
 
 const instanceColumns = {
   id: instances.id,

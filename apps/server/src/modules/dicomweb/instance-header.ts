@@ -49,16 +49,22 @@ export function readSlots(count: number): ReadSlots {
  * by parseInstance; so the DICOM JSON built from either is the same (toDicomJson in part10.ts).
  *
  * The result's bytes may end before the pixel data's value: it is for metadata only (not for
- * bulkValue or readFrame).
+ * bulkValue or readFrame). `firstRead` may make the first read smaller than HEADER_READ_BYTES (when
+ * the caller expects a small header); a header it does not hold is then read as without it.
  */
 export async function readInstanceMetadata(
   storage: ObjectStorage,
   instance: StoredInstance,
   wholeReads: ReadSlots = (read) => read(),
+  firstRead = HEADER_READ_BYTES,
 ): Promise<ParsedInstance> {
   const stored = instance.transferSyntaxUid;
   if (stored !== TS.deflatedLE) {
-    for (const bytes of [HEADER_READ_BYTES, LARGE_HEADER_READ_BYTES]) {
+    const reads =
+      firstRead < HEADER_READ_BYTES
+        ? [firstRead, HEADER_READ_BYTES, LARGE_HEADER_READ_BYTES]
+        : [HEADER_READ_BYTES, LARGE_HEADER_READ_BYTES];
+    for (const bytes of reads) {
       // Reading most of the file already: read all of it.
       if (instance.sizeBytes <= bytes * 2) break;
       const header = await headerOnly(storage, instance, bytes).catch(() => 'whole' as const);

@@ -5,8 +5,15 @@ import { readInstance } from '../../dicom-archive/instance-location';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import { instanceAttributes } from './dicom-json';
 import { DICOMWEB_ROOT } from './dicomweb-access';
-import { readInstanceMetadata, readSlots } from './instance-header';
-import type { DicomwebRepository, InstanceRow, SeriesRow, StudyRow } from './dicomweb.repository';
+import { HEADER_READ_BYTES, readInstanceMetadata, readSlots, type ReadSlots } from './instance-header';
+import type {
+  DicomwebRepository,
+  InstanceRow,
+  MetadataInstance,
+  SeriesMetadataState,
+  SeriesRow,
+  StudyRow,
+} from './dicomweb.repository';
 import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
 import { sortTags } from './qido';
 
@@ -19,78 +26,135 @@ const gzip = promisify(gzipCb);
 const METADATA_CONCURRENCY = 16;
 /** How many of them may be read whole at once (files whose header alone does not describe them). */
 const WHOLE_READS = 8;
+/** Room left after the largest header seen in the series when sizing the reads of the next files. */
+const HEADER_MARGIN = 2048;
 
 export interface SeriesMetadataDeps {
-  repo: Pick<DicomwebRepository, 'instancesOfSeries' | 'storeMetadata' | 'seriesVersion' | 'cachedMetadata'>;
+  repo: Pick<DicomwebRepository, 'seriesMetadataState' | 'storeMetadata'>;
   storage: ObjectStorage;
   log: Logger;
 }
 
+/** One series' metadata being built: the gzip, and its copy being kept in the database. */
+interface Build {
+  gzip: Promise<Buffer>;
+  stored: Promise<void>;
+}
+
 /**
- * A series' DICOM JSON metadata, read from its stored files once and kept (gzip) until the series
- * changes: WADO-RS metadata answers it, and searches take what the index does not hold from it.
+ * How much of the next file to read first: the files of one series have headers of about the same
+ * size, so after the first few, a little more than the largest one seen (a smaller read is cheaper;
+ * a file whose header is larger is read again, further, as before).
+ */
+function headerSizer() {
+  let largest = 0;
+  return {
+    next: () =>
+      largest === 0
+        ? HEADER_READ_BYTES
+        : Math.min(HEADER_READ_BYTES, Math.ceil((largest + HEADER_MARGIN) / 4096) * 4096),
+    saw(parsed: ParsedInstance) {
+      const pixels = parsed.ds.elements.x7fe00010;
+      largest = Math.max(largest, pixels ? pixels.dataOffset : HEADER_READ_BYTES);
+    },
+  };
+}
+
+/** The DICOM JSON of a series' instances, in their order, as one JSON array. */
+async function seriesJson(
+  deps: SeriesMetadataDeps,
+  study: StudyRow,
+  series: SeriesRow,
+  rows: MetadataInstance[],
+): Promise<string> {
+  const out: string[] = new Array<string>(rows.length);
+  const wholeReads: ReadSlots = readSlots(WHOLE_READS);
+  const sizer = headerSizer();
+  const base = `${DICOMWEB_ROOT}/studies/${study.studyInstanceUid}/series/${series.seriesInstanceUid}/instances/`;
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const i = next++;
+      const row = rows[i]!;
+      let json: DicomJson;
+      try {
+        const parsed = await readInstanceMetadata(deps.storage, row, wholeReads, sizer.next());
+        sizer.saw(parsed);
+        // Already in tag order.
+        json = toDicomJson(parsed, { bulkBase: base + row.sopInstanceUid });
+      } catch (err) {
+        // An unreadable file still appears, with what the index knows about it.
+        deps.log.warn({ err: (err as Error).message, instanceId: row.id }, 'instance metadata unreadable');
+        json = sortTags(instanceAttributes(row, series, study));
+      }
+      out[i] = JSON.stringify(json);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(METADATA_CONCURRENCY, rows.length) }, worker));
+  return `[${out.join(',')}]`;
+}
+
+/**
+ * A series' DICOM JSON metadata, read from its stored files once and kept (gzip) in the database
+ * for the series' revision, which every change to its instances raises (modules/studies): WADO-RS
+ * metadata answers it, and searches take what the index does not hold from it.
  */
 export function createSeriesMetadata(deps: SeriesMetadataDeps) {
   const { repo } = deps;
-  /** Series whose metadata is being built right now, so concurrent requests share one build. */
-  const building = new Map<string, Promise<Buffer>>();
+  /** Series whose metadata is being built or kept right now, so concurrent requests share one build. */
+  const building = new Map<string, Build>();
 
   async function parseStored(instance: InstanceRow): Promise<ParsedInstance> {
     return parseInstance(await readInstance(deps.storage, instance), instance.transferSyntaxUid);
   }
 
-  function instanceBase(study: StudyRow, series: SeriesRow, sopUid: string) {
-    return `${DICOMWEB_ROOT}/studies/${study.studyInstanceUid}/series/${series.seriesInstanceUid}/instances/${sopUid}`;
+  function build(study: StudyRow, series: SeriesRow, rows: MetadataInstance[]): Build {
+    const key = `${series.id}:${series.revision}`;
+    const running = building.get(key);
+    if (running) return running;
+    const gz = seriesJson(deps, study, series, rows).then((json) => gzip(Buffer.from(json), { level: 6 }));
+    // Kept after the answer is on its way: a request meanwhile gets it from `building`.
+    const stored = gz.then((g) => repo.storeMetadata(series.id, series.revision, rows.length, g));
+    const started = { gzip: gz, stored };
+    building.set(key, started);
+    stored
+      .catch((err: unknown) => deps.log.warn({ err, seriesId: series.id }, 'series metadata not kept'))
+      .finally(() => building.delete(key))
+      .catch(() => undefined);
+    return started;
   }
 
-  async function buildSeriesMetadata(
+  /**
+   * The series' metadata, gzip-compressed, from a state read by repo.seriesMetadataState: the
+   * cached copy when current, else built once. With `stored`, resolves once the copy is kept.
+   */
+  async function metadataOf(
     study: StudyRow,
-    series: SeriesRow,
-    version: string,
-    count: number,
+    state: SeriesMetadataState,
+    opts: { stored?: boolean } = {},
   ): Promise<Buffer> {
-    const rows = await repo.instancesOfSeries([series.id]);
-    const out: string[] = new Array(rows.length);
-    const wholeReads = readSlots(WHOLE_READS);
-    let next = 0;
-    const worker = async () => {
-      while (next < rows.length) {
-        const i = next++;
-        const row = rows[i]!;
-        let json: DicomJson;
-        try {
-          // Already in tag order.
-          json = toDicomJson(await readInstanceMetadata(deps.storage, row, wholeReads), {
-            bulkBase: instanceBase(study, series, row.sopInstanceUid),
-          });
-        } catch (err) {
-          // An unreadable file still appears, with what the index knows about it.
-          deps.log.warn({ err: (err as Error).message, instanceId: row.id }, 'instance metadata unreadable');
-          json = sortTags(instanceAttributes(row, series, study));
-        }
-        out[i] = JSON.stringify(json);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(METADATA_CONCURRENCY, rows.length) }, worker));
-    const gz = await gzip(Buffer.from(`[${out.join(',')}]`), { level: 6 });
-    await repo.storeMetadata(series.id, version, count, gz);
+    if (state.gzip) return state.gzip;
+    const started = build(study, state.series, state.instances ?? []);
+    const gz = await started.gzip;
+    if (opts.stored) await started.stored;
     return gz;
   }
 
-  /** The series' metadata, gzip-compressed: from the cache when it matches what is stored, else built once. */
-  async function seriesMetadataGz(study: StudyRow, series: SeriesRow): Promise<Buffer> {
-    const { version, count } = await repo.seriesVersion(series.id);
-    const cached = await repo.cachedMetadata(series.id);
-    if (cached && cached.version === version) return cached.gzip;
-    const key = `${series.id}:${version}`;
-    let pending = building.get(key);
-    if (!pending) {
-      pending = buildSeriesMetadata(study, series, version, count).finally(() => building.delete(key));
-      building.set(key, pending);
-    }
-    return pending;
+  /** The series' metadata, gzip-compressed (see metadataOf). */
+  async function seriesMetadataGz(
+    study: StudyRow,
+    series: SeriesRow,
+    opts: { stored?: boolean } = {},
+  ): Promise<Buffer> {
+    // A series deleted meanwhile has no instances left.
+    const state = (await repo.seriesMetadataState({ seriesId: series.id })) ?? {
+      series,
+      gzip: null,
+      instances: [],
+    };
+    return metadataOf(study, state, opts);
   }
 
-  return { parseStored, seriesMetadataGz };
+  return { parseStored, metadataOf, seriesMetadataGz };
 }
 export type SeriesMetadata = ReturnType<typeof createSeriesMetadata>;

@@ -52,6 +52,7 @@ interface IngestIds {
 /** An instance already indexed in one of the upload's studies. */
 interface StoredInstance {
   id: string;
+  seriesId: string;
   sizeBytes: number;
   crc32: number;
   storageKey: string;
@@ -154,6 +155,7 @@ async function storedInstances(tx: Tx, studyIds: string[], items: IndexedInstanc
       .select({
         id: instances.id,
         studyId: instances.studyId,
+        seriesId: instances.seriesId,
         sop: instances.sopInstanceUid,
         sizeBytes: instances.sizeBytes,
         crc32: instances.crc32,
@@ -167,9 +169,22 @@ async function storedInstances(tx: Tx, studyIds: string[], items: IndexedInstanc
 }
 
 /**
+ * Raises the revision of series whose instances changed, in the transaction that changes them: what
+ * was built from a series before (its cached metadata, on any node) is then known to be out of date.
+ */
+async function raiseRevisions(tx: Tx, seriesIds: Set<string>) {
+  if (seriesIds.size === 0) return;
+  await tx
+    .update(series)
+    .set({ revision: sql`${series.revision} + 1` })
+    .where(inArray(series.id, [...seriesIds]));
+}
+
+/**
  * Indexes the upload's instances: a changed one replaces the stored one in place, a new one is
  * inserted, an unchanged one is left. Returns the bytes the owner's storage use changes by and the
- * objects the replaced instances were in.
+ * objects the replaced instances were in. Every series that gains, loses or changes an instance
+ * has its revision raised.
  */
 async function indexInstances(
   tx: Tx,
@@ -180,6 +195,7 @@ async function indexInstances(
   let delta = 0;
   const inserts: Array<typeof instances.$inferInsert> = [];
   const replacedKeys: string[] = [];
+  const changedSeries = new Set<string>();
   for (const item of items) {
     const h = item.header;
     const studyId = ids.studyIdByUid.get(h.studyInstanceUid)!;
@@ -187,7 +203,10 @@ async function indexInstances(
     const old = existing.get(`${studyId}|${h.sopInstanceUid}`);
     if (old && old.sizeBytes === item.sizeBytes && old.crc32 === item.crc32) continue;
     if (!item.storageKey) continue;
+    changedSeries.add(seriesId);
     if (old) {
+      // A file whose Series UID changed moves the instance: its former series loses it.
+      changedSeries.add(old.seriesId);
       await tx
         .update(instances)
         .set({
@@ -220,6 +239,7 @@ async function indexInstances(
     }
   }
   for (const part of chunks(inserts, 5000)) await insertInstances(tx as unknown as Db, part);
+  await raiseRevisions(tx, changedSeries);
   return { delta, replacedKeys };
 }
 
