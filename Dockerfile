@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # The Medical Imaging image: one image for every process of a deployment. Its entry point is the
 # server's command line, so the same image runs
 #   serve [--no-jobs]   API, web app and viewer origin (and the jobs, unless --no-jobs)

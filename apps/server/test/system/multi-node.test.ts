@@ -246,7 +246,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
       'the stalled chunk to reach the node',
       5,
     );
-    victim.server.child.kill('SIGKILL');
+    victim.server.signal('SIGKILL');
     await victim.server.exited;
     proxy.targets = [survivor.url];
     await failed;
@@ -289,7 +289,7 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
     expect(objectName, 'the upload test ran').not.toBe('');
     const [first, second] = workers as [Node, Node];
     // The second worker is paused, so the job goes to the first; it is let go once the first is killed.
-    second.server.child.kill('SIGSTOP');
+    second.server.signal('SIGSTOP');
     let jobId = '';
     try {
       const queued = await call('/api/studies/process', {
@@ -305,10 +305,10 @@ describe.skipIf(!adminUrl || !moto)('two API nodes and two workers on PostgreSQL
         'the job to start on the first worker',
         20,
       );
-      first.server.child.kill('SIGKILL');
+      first.server.signal('SIGKILL');
       await first.server.exited;
     } finally {
-      second.server.child.kill('SIGCONT');
+      second.server.signal('SIGCONT');
     }
     // The killed worker's lease goes stale (20 s, jobs/queue.ts) and the other worker takes the job.
     const study = await until(
