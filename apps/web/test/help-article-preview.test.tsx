@@ -2,7 +2,7 @@
 import { HELP_IMAGE_PATH } from '@mi/contracts/help';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HelpArticlePreview } from '../src/features/admin/components/help-article-preview';
+import { HelpArticlePreview } from '../src/features/admin/help/components/help-article-preview';
 
 afterEach(cleanup);
 

@@ -1,16 +1,16 @@
 import { PageHeader } from '@/components/page-header';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
-import { AuditLog } from '@/features/admin/components/audit-log';
-import { FailedJobsList } from '@/features/admin/components/failed-jobs-list';
-import { HealthCard } from '@/features/admin/components/health-card';
-import { HelpArticlesAdmin } from '@/features/admin/components/help-articles-admin';
-import { OutboxList } from '@/features/admin/components/outbox-list';
-import { ProfessionalsList } from '@/features/admin/components/professionals-list';
-import { ProvidersAdmin } from '@/features/admin/components/providers-admin';
-import { RatingsAdmin } from '@/features/admin/components/ratings-admin';
-import { ReauthProvider } from '@/features/admin/components/reauth-provider';
-import { ServicesAdmin } from '@/features/admin/components/services-admin';
-import { UsersAdmin } from '@/features/admin/components/users-admin';
+import { AuditLog } from '@/features/admin/audit/components/audit-log';
+import { FailedJobsList } from '@/features/admin/jobs/components/failed-jobs-list';
+import { HealthCard } from '@/features/admin/health/components/health-card';
+import { HelpArticlesAdmin } from '@/features/admin/help/components/help-articles-admin';
+import { OutboxList } from '@/features/admin/outbox/components/outbox-list';
+import { ProfessionalsList } from '@/features/admin/professionals/components/professionals-list';
+import { ProvidersAdmin } from '@/features/admin/directory/components/providers-admin';
+import { RatingsAdmin } from '@/features/admin/ratings/components/ratings-admin';
+import { ReauthProvider } from '@/features/admin/shared/components/reauth-provider';
+import { ServicesAdmin } from '@/features/admin/catalogue/components/services-admin';
+import { UsersAdmin } from '@/features/admin/users/components/users-admin';
 
 /** /admin: operator views (admins only; see RequireAdmin). */
 export default function AdminRoute() {
