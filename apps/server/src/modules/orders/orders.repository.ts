@@ -42,71 +42,73 @@ export interface OrderView {
   automatedReportAt: Date | null;
 }
 
-/** Orders (purchases) and the card payments that pay them. */
-export function createOrdersRepository(db: Db) {
-  const views = () =>
-    db
-      .select({
-        order: orders,
-        service: {
-          id: analysisServices.id,
-          name: analysisServices.name,
-          scope: analysisServices.scope,
-          type: analysisServices.type,
-        },
-        provider: { id: providers.id, name: providers.name, demo: providers.demo },
-        rating: {
-          stars: providerRatings.stars,
-          comment: providerRatings.comment,
-          createdAt: providerRatings.createdAt,
-        },
-        payment: {
-          intentId: payments.intentId,
-          cardBrand: payments.cardBrand,
-          cardLast4: payments.cardLast4,
-          refundedCents: payments.refundedCents,
-          refundedAt: payments.refundedAt,
-        },
-        automatedReportAt: orderFulfilments.automatedReportAt,
-      })
-      .from(orders)
-      .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
-      .innerJoin(providers, eq(providers.id, orders.providerId))
-      .leftJoin(payments, eq(payments.id, orders.paymentId))
-      .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
-      .leftJoin(providerRatings, eq(providerRatings.orderId, orders.id));
-  const toView = (r: {
-    order: OrderRow;
-    service: OrderView['service'];
-    provider: OrderView['provider'];
-    rating: { stars: number | null; comment: string | null; createdAt: Date | null } | null;
-    payment: {
-      intentId: string | null;
-      cardBrand: string | null;
-      cardLast4: string | null;
-      refundedCents: number | null;
-      refundedAt: Date | null;
-    } | null;
-    automatedReportAt: Date | null;
-  }): OrderView => ({
-    ...r,
-    rating:
-      r.rating?.stars != null && r.rating.createdAt
-        ? { stars: r.rating.stars, comment: r.rating.comment, createdAt: r.rating.createdAt }
-        : null,
-    payment: r.payment?.intentId
-      ? {
-          intentId: r.payment.intentId,
-          cardBrand: r.payment.cardBrand,
-          cardLast4: r.payment.cardLast4,
-          refundedCents: r.payment.refundedCents ?? 0,
-          refundedAt: r.payment.refundedAt,
-        }
-      : null,
-  });
+/** Orders as their lists show them: with service, provider, rating, payment and automated part. */
+const views = (db: Db) =>
+  db
+    .select({
+      order: orders,
+      service: {
+        id: analysisServices.id,
+        name: analysisServices.name,
+        scope: analysisServices.scope,
+        type: analysisServices.type,
+      },
+      provider: { id: providers.id, name: providers.name, demo: providers.demo },
+      rating: {
+        stars: providerRatings.stars,
+        comment: providerRatings.comment,
+        createdAt: providerRatings.createdAt,
+      },
+      payment: {
+        intentId: payments.intentId,
+        cardBrand: payments.cardBrand,
+        cardLast4: payments.cardLast4,
+        refundedCents: payments.refundedCents,
+        refundedAt: payments.refundedAt,
+      },
+      automatedReportAt: orderFulfilments.automatedReportAt,
+    })
+    .from(orders)
+    .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+    .innerJoin(providers, eq(providers.id, orders.providerId))
+    .leftJoin(payments, eq(payments.id, orders.paymentId))
+    .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+    .leftJoin(providerRatings, eq(providerRatings.orderId, orders.id));
 
+const toView = (r: {
+  order: OrderRow;
+  service: OrderView['service'];
+  provider: OrderView['provider'];
+  rating: { stars: number | null; comment: string | null; createdAt: Date | null } | null;
+  payment: {
+    intentId: string | null;
+    cardBrand: string | null;
+    cardLast4: string | null;
+    refundedCents: number | null;
+    refundedAt: Date | null;
+  } | null;
+  automatedReportAt: Date | null;
+}): OrderView => ({
+  ...r,
+  rating:
+    r.rating?.stars != null && r.rating.createdAt
+      ? { stars: r.rating.stars, comment: r.rating.comment, createdAt: r.rating.createdAt }
+      : null,
+  payment: r.payment?.intentId
+    ? {
+        intentId: r.payment.intentId,
+        cardBrand: r.payment.cardBrand,
+        cardLast4: r.payment.cardLast4,
+        refundedCents: r.payment.refundedCents ?? 0,
+        refundedAt: r.payment.refundedAt,
+      }
+    : null,
+});
+
+/** Orders: made, listed, found and cancelled. */
+function createOrderRowsRepository(db: Db) {
   async function findView(orderId: string): Promise<OrderView | undefined> {
-    const [row] = await views().where(eq(orders.id, orderId)).limit(1);
+    const [row] = await views(db).where(eq(orders.id, orderId)).limit(1);
     return row && toView(row);
   }
 
@@ -124,7 +126,9 @@ export function createOrdersRepository(db: Db) {
     },
 
     async listForUser(userId: string): Promise<OrderView[]> {
-      const rows = await views().where(eq(orders.userId, userId)).orderBy(desc(orders.createdAt), orders.id);
+      const rows = await views(db)
+        .where(eq(orders.userId, userId))
+        .orderBy(desc(orders.createdAt), orders.id);
       return rows.map(toView);
     },
 
@@ -158,7 +162,12 @@ export function createOrdersRepository(db: Db) {
       const [row] = await db.select().from(orders).where(eq(orders.id, orderId)).limit(1);
       return row;
     },
+  };
+}
 
+/** An order's payments: found, and recorded as the processor reports them. */
+function createPaymentsRepository(db: Db) {
+  return {
     async findPaymentById(id: string): Promise<PaymentRow | undefined> {
       const [row] = await db.select().from(payments).where(eq(payments.id, id)).limit(1);
       return row;
@@ -204,6 +213,36 @@ export function createOrdersRepository(db: Db) {
       return existing!;
     },
 
+    async insertPayment(values: typeof payments.$inferInsert): Promise<PaymentRow> {
+      const [row] = await db.insert(payments).values(values).returning();
+      return row!;
+    },
+
+    async findPayment(processor: 'sandbox' | 'stripe', intentId: string): Promise<PaymentRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.processor, processor), eq(payments.intentId, intentId)))
+        .limit(1);
+      return row;
+    },
+
+    /** Records what the processor said, unless the payment already succeeded (that is final). */
+    async updatePaymentStatus(
+      id: string,
+      values: { status: string; cardBrand?: string | null; cardLast4?: string | null; updatedAt: Date },
+    ): Promise<void> {
+      await db
+        .update(payments)
+        .set(values)
+        .where(and(eq(payments.id, id), sql`${payments.status} <> 'succeeded'`));
+    },
+  };
+}
+
+/** A payment's outcomes that change its order too: paid, refunded. */
+function createPaymentOutcomesRepository(db: Db) {
+  return {
     /**
      * Records a refund the processor made: on the payment (once per refund id) and, for an order,
      * its move to `refunded`. `refunded` is true only for the call that moved the order (or, for
@@ -240,31 +279,6 @@ export function createOrdersRepository(db: Db) {
           .returning({ id: orders.id });
         return { refunded: moved.length > 0 };
       });
-    },
-
-    async insertPayment(values: typeof payments.$inferInsert): Promise<PaymentRow> {
-      const [row] = await db.insert(payments).values(values).returning();
-      return row!;
-    },
-
-    async findPayment(processor: 'sandbox' | 'stripe', intentId: string): Promise<PaymentRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(payments)
-        .where(and(eq(payments.processor, processor), eq(payments.intentId, intentId)))
-        .limit(1);
-      return row;
-    },
-
-    /** Records what the processor said, unless the payment already succeeded (that is final). */
-    async updatePaymentStatus(
-      id: string,
-      values: { status: string; cardBrand?: string | null; cardLast4?: string | null; updatedAt: Date },
-    ): Promise<void> {
-      await db
-        .update(payments)
-        .set(values)
-        .where(and(eq(payments.id, id), sql`${payments.status} <> 'succeeded'`));
     },
 
     /**
@@ -333,6 +347,15 @@ export function createOrdersRepository(db: Db) {
         return { orderId: existing?.id, created: false };
       });
     },
+  };
+}
+
+/** Orders (purchases) and the card payments that pay them. */
+export function createOrdersRepository(db: Db) {
+  return {
+    ...createOrderRowsRepository(db),
+    ...createPaymentsRepository(db),
+    ...createPaymentOutcomesRepository(db),
   };
 }
 export type OrdersRepository = ReturnType<typeof createOrdersRepository>;

@@ -80,24 +80,25 @@ export const listedInDirectory: SQL = sql`(${providers.listed} = 'directory' and
 /** The predicate of the unique index on directory emails (a professional's profile is not in it). */
 const directoryEmailKey = sql`${providers.listed} = 'directory' and ${providers.kind} <> 'professional'`;
 
-/** The provider directory, users' own contacts, and each user's trusted network. */
-export function createProvidersRepository(db: Db) {
-  const withLink = () =>
-    db
-      .select({
-        provider: providers,
-        linkedUser: linkedUserColumns,
-        ratings: ratingColumns,
-        licence: licenceColumns,
-      })
-      .from(providers)
-      .leftJoin(users, eq(users.id, providers.linkedUserId))
-      .leftJoin(professionalProfiles, eq(professionalProfiles.userId, providers.linkedUserId));
+/** Providers with their linked account, ratings and licence. */
+const withLink = (db: Db) =>
+  db
+    .select({
+      provider: providers,
+      linkedUser: linkedUserColumns,
+      ratings: ratingColumns,
+      licence: licenceColumns,
+    })
+    .from(providers)
+    .leftJoin(users, eq(users.id, providers.linkedUserId))
+    .leftJoin(professionalProfiles, eq(professionalProfiles.userId, providers.linkedUserId));
 
-  /** What a user may see of a provider: the directory and their own contacts. */
-  const visibleTo = (userId: string): SQL =>
-    sql`(${listedInDirectory} or (${providers.listed} = 'contact' and ${providers.createdBy} = ${userId}))`;
+/** What a user may see of a provider: the directory and their own contacts. */
+const visibleTo = (userId: string): SQL =>
+  sql`(${listedInDirectory} or (${providers.listed} = 'contact' and ${providers.createdBy} = ${userId}))`;
 
+/** The directory's entries: listed, found, made and changed. */
+function createDirectoryRepository(db: Db) {
   return {
     /** Inserts directory entries whose email is not in the directory yet; returns how many were new. */
     async insertDirectory(rows: NewProviderRow[]): Promise<number> {
@@ -131,7 +132,7 @@ export function createProvidersRepository(db: Db) {
       if (filter.specialty) where.push(sql`lower(${providers.specialty}) = lower(${filter.specialty})`);
       if (filter.country)
         where.push(sql`lower(${providers.location} ->> 'country') = lower(${filter.country})`);
-      const rows = await withLink()
+      const rows = await withLink(db)
         .where(and(...where))
         .orderBy(sql`${ratingColumns.mean} desc nulls last`, sql`lower(${providers.name})`, providers.id);
       return rows.map(toWithLink);
@@ -139,39 +140,90 @@ export function createProvidersRepository(db: Db) {
 
     /** Every directory entry, retired ones included (admin area). */
     async listDirectoryForAdmin(): Promise<ProviderWithLink[]> {
-      const rows = await withLink()
+      const rows = await withLink(db)
         .where(eq(providers.listed, 'directory'))
         .orderBy(sql`${providers.retiredAt} is not null`, sql`lower(${providers.name})`, providers.id);
       return rows.map(toWithLink);
     },
 
     async findDirectoryById(id: string): Promise<ProviderWithLink | undefined> {
-      const [row] = await withLink()
+      const [row] = await withLink(db)
         .where(and(eq(providers.id, id), eq(providers.listed, 'directory')))
-        .limit(1);
-      return row && toWithLink(row);
-    },
-
-    /** A provider the user may see (a live directory entry or their own contact). */
-    async findVisible(userId: string, id: string): Promise<ProviderWithLink | undefined> {
-      const [row] = await withLink()
-        .where(and(eq(providers.id, id), visibleTo(userId)))
         .limit(1);
       return row && toWithLink(row);
     },
 
     /** The directory entry with this email; a professional's own profile before an organisation using it. */
     async findLiveDirectoryByEmail(emailNormalized: string): Promise<ProviderWithLink | undefined> {
-      const [row] = await withLink()
+      const [row] = await withLink(db)
         .where(and(eq(providers.emailNormalized, emailNormalized), listedInDirectory))
         .orderBy(sql`${providers.kind} = 'professional' desc`, providers.createdAt)
         .limit(1);
       return row && toWithLink(row);
     },
 
+    /** The directory entry holding this email, retired or not (the email is unique in the directory). */
+    async findDirectoryByEmail(emailNormalized: string, exceptId?: string): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(providers)
+        .where(
+          and(
+            eq(providers.emailNormalized, emailNormalized),
+            directoryEmailKey,
+            exceptId ? ne(providers.id, exceptId) : undefined,
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+
+    async insertDirectoryEntry(values: NewProviderRow): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .insert(providers)
+        .values({ ...values, listed: 'directory', createdBy: null })
+        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
+        .returning();
+      return row;
+    },
+
+    async updateDirectoryEntry(
+      id: string,
+      values: Partial<NewProviderRow>,
+    ): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .update(providers)
+        .set(values)
+        .where(and(eq(providers.id, id), eq(providers.listed, 'directory')))
+        .returning();
+      return row;
+    },
+
+    /** Another organisation already linked to this account, if any (their own profile does not count). */
+    async findLinkedTo(userId: string, exceptId: string): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(providers)
+        .where(
+          and(
+            eq(providers.linkedUserId, userId),
+            eq(providers.listed, 'directory'),
+            ne(providers.kind, 'professional'),
+            ne(providers.id, exceptId),
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+  };
+}
+
+/** Professionals' own profiles and their registrations. */
+function createProfessionalProfilesRepository(db: Db) {
+  return {
     /** A professional's own profile (published or not), with their registration. */
     async findProfessionalProfile(userId: string): Promise<ProviderWithLink | undefined> {
-      const [row] = await withLink()
+      const [row] = await withLink(db)
         .where(and(eq(providers.kind, 'professional'), eq(providers.linkedUserId, userId)))
         .limit(1);
       return row && toWithLink(row);
@@ -217,21 +269,18 @@ export function createProvidersRepository(db: Db) {
         .set({ offersPausedAt: pausedAt })
         .where(eq(professionalProfiles.userId, userId));
     },
+  };
+}
 
-    /** The directory entry holding this email, retired or not (the email is unique in the directory). */
-    async findDirectoryByEmail(emailNormalized: string, exceptId?: string): Promise<ProviderRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(providers)
-        .where(
-          and(
-            eq(providers.emailNormalized, emailNormalized),
-            directoryEmailKey,
-            exceptId ? ne(providers.id, exceptId) : undefined,
-          ),
-        )
+/** What each user sees: their own contacts and their trusted network. */
+function createNetworksRepository(db: Db) {
+  return {
+    /** A provider the user may see (a live directory entry or their own contact). */
+    async findVisible(userId: string, id: string): Promise<ProviderWithLink | undefined> {
+      const [row] = await withLink(db)
+        .where(and(eq(providers.id, id), visibleTo(userId)))
         .limit(1);
-      return row;
+      return row && toWithLink(row);
     },
 
     /** The user's contact for this email, made on first use (concurrent calls get the same row). */
@@ -247,7 +296,7 @@ export function createProvidersRepository(db: Db) {
           target: [providers.createdBy, providers.emailNormalized],
           where: sql`${providers.listed} = 'contact'`,
         });
-      const [row] = await withLink()
+      const [row] = await withLink(db)
         .where(
           and(
             eq(providers.listed, 'contact'),
@@ -257,44 +306,6 @@ export function createProvidersRepository(db: Db) {
         )
         .limit(1);
       return toWithLink(row!);
-    },
-
-    async insertDirectoryEntry(values: NewProviderRow): Promise<ProviderRow | undefined> {
-      const [row] = await db
-        .insert(providers)
-        .values({ ...values, listed: 'directory', createdBy: null })
-        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
-        .returning();
-      return row;
-    },
-
-    async updateDirectoryEntry(
-      id: string,
-      values: Partial<NewProviderRow>,
-    ): Promise<ProviderRow | undefined> {
-      const [row] = await db
-        .update(providers)
-        .set(values)
-        .where(and(eq(providers.id, id), eq(providers.listed, 'directory')))
-        .returning();
-      return row;
-    },
-
-    /** Another organisation already linked to this account, if any (their own profile does not count). */
-    async findLinkedTo(userId: string, exceptId: string): Promise<ProviderRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(providers)
-        .where(
-          and(
-            eq(providers.linkedUserId, userId),
-            eq(providers.listed, 'directory'),
-            ne(providers.kind, 'professional'),
-            ne(providers.id, exceptId),
-          ),
-        )
-        .limit(1);
-      return row;
     },
 
     /** The user's trusted network (what they may still see of it), newest first. */
@@ -333,6 +344,15 @@ export function createProvidersRepository(db: Db) {
         .returning({ providerId: userProviders.providerId });
       return rows.length > 0;
     },
+  };
+}
+
+/** The provider directory, users' own contacts, and each user's trusted network. */
+export function createProvidersRepository(db: Db) {
+  return {
+    ...createDirectoryRepository(db),
+    ...createProfessionalProfilesRepository(db),
+    ...createNetworksRepository(db),
   };
 }
 export type ProvidersRepository = ReturnType<typeof createProvidersRepository>;

@@ -53,8 +53,8 @@ const providerColumns = {
   secretCreatedAt: providers.vendorSecretCreatedAt,
 };
 
-/** External AI vendors: their webhook settings, DICOMweb credentials and received callbacks. */
-export function createVendorsRepository(db: Db) {
+/** Directory providers' vendor settings. */
+function createVendorProvidersRepository(db: Db) {
   return {
     /** A directory provider (retired or not) with its vendor settings. */
     async findProvider(providerId: string): Promise<ProviderVendorRow | undefined> {
@@ -86,7 +86,12 @@ export function createVendorsRepository(db: Db) {
         })
         .where(and(eq(providers.id, providerId), eq(providers.listed, 'directory')));
     },
+  };
+}
 
+/** Orders as vendors see them, the signatures they were sent with, and their reports' arrival. */
+function createVendorOrdersRepository(db: Db) {
+  return {
     async findOrder(orderId: string): Promise<VendorOrderView | undefined> {
       const [row] = await db
         .select({
@@ -129,6 +134,41 @@ export function createVendorsRepository(db: Db) {
       return !!row;
     },
 
+    /**
+     * Records a callback's signature; false when it was received before (a replay). Signatures
+     * older than `forgetBefore` can no longer pass the timestamp check, so they are removed.
+     */
+    async rememberSignature(
+      signatureHash: string,
+      providerId: string,
+      orderId: string,
+      at: Date,
+      forgetBefore: Date,
+    ): Promise<boolean> {
+      await db.delete(vendorCallbacks).where(lt(vendorCallbacks.receivedAt, forgetBefore));
+      const rows = await db
+        .insert(vendorCallbacks)
+        .values({ signatureHash, providerId, orderId, receivedAt: at })
+        .onConflictDoNothing()
+        .returning({ signatureHash: vendorCallbacks.signatureHash });
+      return rows.length > 0;
+    },
+
+    /** The order's automated part arrived from its vendor (analysis_runs, see modules/analysis). */
+    async markReported(orderId: string, at: Date): Promise<void> {
+      await db
+        .update(analysisRuns)
+        .set({ status: 'delivered', lastError: null, updatedAt: at })
+        .where(
+          and(eq(analysisRuns.orderId, orderId), inArray(analysisRuns.status, ['queued', 'running', 'sent'])),
+        );
+    },
+  };
+}
+
+/** Vendors' DICOMweb credentials, one per order attempt. */
+function createVendorCredentialsRepository(db: Db) {
+  return {
     /** A new credential for the order; earlier ones of the order end (each attempt gets its own). */
     async issueCredential(c: Omit<CredentialRow, 'id' | 'revokedAt'> & { tokenHash: string }, at: Date) {
       return db.transaction(async (tx) => {
@@ -176,36 +216,15 @@ export function createVendorsRepository(db: Db) {
         .returning({ id: vendorCredentials.id });
       return rows.length;
     },
+  };
+}
 
-    /**
-     * Records a callback's signature; false when it was received before (a replay). Signatures
-     * older than `forgetBefore` can no longer pass the timestamp check, so they are removed.
-     */
-    async rememberSignature(
-      signatureHash: string,
-      providerId: string,
-      orderId: string,
-      at: Date,
-      forgetBefore: Date,
-    ): Promise<boolean> {
-      await db.delete(vendorCallbacks).where(lt(vendorCallbacks.receivedAt, forgetBefore));
-      const rows = await db
-        .insert(vendorCallbacks)
-        .values({ signatureHash, providerId, orderId, receivedAt: at })
-        .onConflictDoNothing()
-        .returning({ signatureHash: vendorCallbacks.signatureHash });
-      return rows.length > 0;
-    },
-
-    /** The order's automated part arrived from its vendor (analysis_runs, see modules/analysis). */
-    async markReported(orderId: string, at: Date): Promise<void> {
-      await db
-        .update(analysisRuns)
-        .set({ status: 'delivered', lastError: null, updatedAt: at })
-        .where(
-          and(eq(analysisRuns.orderId, orderId), inArray(analysisRuns.status, ['queued', 'running', 'sent'])),
-        );
-    },
+/** External AI vendors: their webhook settings, DICOMweb credentials and received callbacks. */
+export function createVendorsRepository(db: Db) {
+  return {
+    ...createVendorProvidersRepository(db),
+    ...createVendorOrdersRepository(db),
+    ...createVendorCredentialsRepository(db),
   };
 }
 export type VendorsRepository = ReturnType<typeof createVendorsRepository>;
