@@ -13,43 +13,10 @@ import {
 } from 'fastify-type-provider-zod';
 import { MAX_JSON_BODY_BYTES } from '@mi/contracts/errors';
 import { isSpaRoute } from '@mi/contracts/spa-routes';
+import type { Config } from '../config';
 import { loggerOptions } from '../logger';
-import { adminRoutes } from '../modules/admin';
-import { authRoutes } from '../modules/auth';
-import { mfaRoutes } from '../modules/auth';
-import { healthRoutes } from '../modules/health';
-import { usersRoutes } from '../modules/users';
-import { invitationsRoutes } from '../modules/invitations';
-import { jobsRoutes } from '../modules/jobs';
-import { notificationsRoutes } from '../modules/notifications';
-import { sendStudyZip, studiesRoutes } from '../modules/studies';
-import { deidentifiedDownload, deidentifyRoutes } from '../modules/deidentify';
-import { uploadRoutes } from '../modules/uploads';
-import { dicomwebRoutes } from '../modules/dicomweb';
-import { sharingRoutes } from '../modules/sharing';
-import { professionalProfileRoutes } from '../modules/providers';
-import { providersRoutes } from '../modules/providers';
-import { ratingsRoutes } from '../modules/ratings';
-import { providersAdminRoutes } from '../modules/providers';
-import { ownershipRoutes } from '../modules/sharing';
-import { catalogueAdminRoutes } from '../modules/services';
-import { professionalOffersRoutes } from '../modules/services';
-import { servicesRoutes } from '../modules/services';
-import { ordersRoutes } from '../modules/orders';
-import { fulfilmentRoutes } from '../modules/fulfilment';
-import { paymentsRoutes, paymentsWebhookRoutes } from '../modules/orders';
-import { helpRoutes } from '../modules/help';
-import { vendorsRoutes } from '../modules/vendors';
-import { vendorsAdminRoutes } from '../modules/vendors';
-import { DICOMWEB_ROOT } from '../modules/dicomweb';
-import { FHIR_ROOT, fhirRoutes } from '../modules/fhir';
-import { linksRoutes, shlRoutes } from '../modules/links';
-import { exportsRoutes } from '../modules/exports';
-import { sessionPrincipal } from '../modules/dicomweb';
-import { thumbnailRoutes } from '../modules/thumbnails';
-import { viewerRoutes } from '../modules/viewer';
 import type { Services } from '../services';
-import { installAuthHook, installRoleGate, requestMeta } from './auth-hook';
+import { installAuthHook, installRoleGate } from './auth-hook';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandler } from './error-handler';
 import { installCsrfGuard } from './csrf-guard';
@@ -84,8 +51,11 @@ export function appPageFor(url: string): 'route' | 'unknown' | 'none' {
   return isSpaRoute(pathname) ? 'route' : 'unknown';
 }
 
+/** What the HTTP app is built from: the config, the shared rate-limit counters, sessions, and every module's routes. */
+export type AppServices = Pick<Services, 'config' | 'requestWindows' | 'auth' | 'routes'>;
+
 /** Builds the HTTP app from ready services. Listening is the caller's business. */
-export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(services: AppServices, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     logger: opts.logRequests === false ? false : loggerOptions(config.logLevel),
@@ -99,7 +69,6 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   installErrorHandler(app);
   installInputGuard(app);
   installCsrfGuard(app, [config.publicUrl]);
-
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
     // API answers are personal; never let a shared cache keep them.
@@ -107,7 +76,17 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       reply.header('cache-control', 'no-store');
     done(null, payload);
   });
+  await installSecurityHeaders(app, securityHeaders(config));
+  await registerPlugins(app, services);
+  installAuthHook(app, services.auth, { secureCookies: config.secureCookies });
+  installRoleGate(app);
+  await registerRoutes(app, services);
+  await serveSpa(app, opts.webDistDir);
+  return app;
+}
 
+/** The Content-Security-Policy and other headers of every answer. */
+function securityHeaders(config: Config): Parameters<typeof installSecurityHeaders>[1] {
   const recaptcha = Boolean(config.recaptcha);
   // Google Identity Services: its script, button iframe, styles and token endpoint (only when configured).
   const google = config.googleClientId ? ['https://accounts.google.com'] : [];
@@ -115,7 +94,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   const stripeJs = config.stripe ? ['https://js.stripe.com', 'https://*.js.stripe.com'] : [];
   const stripeFrames = config.stripe ? [...stripeJs, 'https://hooks.stripe.com'] : [];
   const stripeApi = config.stripe ? ['https://api.stripe.com'] : [];
-  await installSecurityHeaders(app, {
+  return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -150,7 +129,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     hsts: config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: 'no-referrer' },
-  });
+  };
+}
+
+/** Cookies, rate limits and the OpenAPI document. */
+async function registerPlugins(app: FastifyInstance, services: AppServices): Promise<void> {
   await app.register(fastifyCookie);
   // Limits count across API processes: the counters live in the database (http/rate-limit-store.ts).
   await app.register(fastifyRateLimit, {
@@ -170,95 +153,26 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     },
     transform: jsonSchemaTransform,
   });
+}
 
-  installAuthHook(app, services.auth, { secureCookies: config.secureCookies });
-  installRoleGate(app);
-
+/** Every module's routes: under /api, and DICOMweb and FHIR at their own prefixes. */
+async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   await app.register(
     async (api) => {
       // The whole document for admins; others get it without admin and internal operations.
       api.get('/docs', { schema: { hide: true } }, async (req) =>
         req.auth?.user.role === 'admin' ? app.swagger() : publicOpenApiDocument(app.swagger()),
       );
-      await api.register(healthRoutes(services.health));
-      await api.register(
-        authRoutes({
-          auth: services.auth,
-          recovery: services.recovery,
-          security: services.security,
-          captcha: services.captcha,
-          config,
-        }),
-      );
-      await api.register(
-        adminRoutes({
-          admin: services.admin,
-          professionals: services.professionals,
-          secureCookies: config.secureCookies,
-        }),
-      );
-      await api.register(mfaRoutes({ mfa: services.mfa, auth: services.auth, config }));
-      await api.register(usersRoutes({ users: services.usersService, config }));
-      await api.register(uploadRoutes({ uploads: services.uploads, config }));
-      await api.register(
-        studiesRoutes(services.studies, { deidentifiedDownload: deidentifiedDownload(services.deidentify) }),
-      );
-      await api.register(deidentifyRoutes(services.deidentify));
-      await api.register(jobsRoutes(services.jobsService));
-      await api.register(notificationsRoutes(services.notifications));
-      await api.register(viewerRoutes(services.viewer));
-      await api.register(thumbnailRoutes(services.thumbnails));
-      await api.register(providersRoutes(services.providers));
-      await api.register(professionalProfileRoutes(services.providers));
-      await api.register(ratingsRoutes(services.ratings));
-      await api.register(providersAdminRoutes(services.providers));
-      await api.register(sharingRoutes(services.sharing));
-      await api.register(ownershipRoutes(services.ownership));
-      await api.register(invitationsRoutes(services.invitations));
-      await api.register(servicesRoutes(services.analysisServices));
-      await api.register(professionalOffersRoutes(services.analysisServices));
-      await api.register(catalogueAdminRoutes(services.catalogueAdmin));
-      await api.register(ordersRoutes(services.orders));
-      await api.register(fulfilmentRoutes(services.fulfilment));
-      await api.register(paymentsRoutes(services.orders));
-      await api.register(paymentsWebhookRoutes(services.orders));
-      await api.register(helpRoutes(services.help));
-      await api.register(vendorsAdminRoutes(services.vendors));
-      await api.register(vendorsRoutes(services.vendors));
-      await api.register(linksRoutes(services.links));
-      await api.register(exportsRoutes(services.dataExports));
-      await api.register(
-        shlRoutes(services.links, {
-          downloadRoute: (principal, studyId, req, reply) =>
-            sendStudyZip(req, reply, (range) =>
-              services.studies.downloadAs(principal, studyId, requestMeta(req), range),
-            ),
-        }),
-      );
+      for (const routes of services.routes.api(services.config)) await api.register(routes);
     },
     { prefix: '/api' },
   );
-  // DICOMweb for standard clients of signed-in users and for external AI vendors' credentials; the
-  // viewer uses its own origin's copy.
-  await app.register(
-    dicomwebRoutes({
-      dicomweb: services.dicomweb,
-      principal: sessionPrincipal(services.auth, services.vendors, services.links.credentials),
-    }),
-    {
-      prefix: DICOMWEB_ROOT,
-    },
-  );
-  // FHIR R4 (read only) for the same callers as DICOMweb; its resources point at DICOMweb.
-  await app.register(
-    fhirRoutes({
-      fhir: services.fhir,
-      principal: sessionPrincipal(services.auth, services.vendors, services.links.credentials),
-    }),
-    { prefix: FHIR_ROOT },
-  );
+  for (const { prefix, plugin } of services.routes.mounts()) await app.register(plugin, { prefix });
+}
 
-  const spa = opts.webDistDir && existsSync(opts.webDistDir) ? opts.webDistDir : undefined;
+/** The built SPA, when there is one, and the answer to paths no route or file answered. */
+async function serveSpa(app: FastifyInstance, webDistDir: string | undefined): Promise<void> {
+  const spa = webDistDir && existsSync(webDistDir) ? webDistDir : undefined;
   if (spa) {
     await app.register(fastifyStatic, {
       root: spa,
@@ -285,5 +199,4 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     }
     return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
   });
-  return app;
 }

@@ -3,3 +3,4 @@
 export { createAccessRepository, type StudyRow } from './access.repository';
 export { type AccessService, createAccessService, relationOf, type StudyAction } from './access.service';
 export { auditActor, type Principal, sessionPrincipal } from './principal';
+export { createAccessModule } from './access.module';

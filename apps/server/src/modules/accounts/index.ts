@@ -18,3 +18,4 @@ export {
   type UserRow,
   type UsersRepository,
 } from './users.repository';
+export { createAccountsModule } from './accounts.module';

@@ -12,3 +12,4 @@ export {
   type RecentAdmin,
   type RecentSignInRule,
 } from './recent-sign-in';
+export { createAdminModule } from './admin.module';

@@ -3,3 +3,4 @@
 export { createAnalysisRepository } from './analysis.repository';
 export { type AnalysisService, createAnalysisService, VENDOR_REPORT_TIMEOUT_MS } from './analysis.service';
 export { analysisSweepJob, RUN_ANALYSIS, runAnalysisJob } from './run-analysis.job';
+export { createAnalysisModule } from './analysis.module';

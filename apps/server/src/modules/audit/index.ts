@@ -9,3 +9,4 @@ export {
   type AuditRecorder,
   createAuditRecorder,
 } from './audit.service';
+export { createAuditModule } from './audit.module';

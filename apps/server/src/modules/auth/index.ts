@@ -16,3 +16,4 @@ export { createSessionCache, type SessionCache } from './session-cache';
 export { createSessionIssuer, type IssuedSession, type IssueSession } from './session-issuer';
 export { createSessionsRepository, type SessionsRepository } from './sessions.repository';
 export { createSignInProtection } from './sign-in-protection';
+export { createAuthModule } from './auth.module';

@@ -5,3 +5,4 @@ export { deidentifiedSendJob } from './deidentified-send.job';
 export { type CopiesFollowUp, DEIDENTIFIED_COPY, DEIDENTIFIED_SEND } from './deidentified-copy';
 export { deidentifiedDownload, deidentifyRoutes } from './deidentify.routes';
 export { createDeidentifyService, type CopiesPrepared, type DeidentifyService } from './deidentify.service';
+export { createDeidentifyModule } from './deidentify.module';

@@ -10,3 +10,4 @@ export {
 } from './dicomweb.service';
 export { frameInfo, type ParsedInstance, parseInstance, readFrame } from './part10';
 export { type BearerCredentials, sessionPrincipal } from './session-principal';
+export { createDicomwebModule } from './dicomweb.module';

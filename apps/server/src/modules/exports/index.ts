@@ -7,3 +7,4 @@ export { createExportsRepository, type ExportsRepository } from './exports.repos
 export { exportsRoutes } from './exports.routes';
 export { createExportsService, type ExportsService } from './exports.service';
 export { createPs315Deidentifier } from './ps315-deidentifier';
+export { createExportsModule } from './exports.module';

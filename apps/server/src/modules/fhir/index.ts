@@ -13,3 +13,4 @@ export {
   type StudyBundleOptions,
 } from './fhir.service';
 export { FHIR_JSON, SHL_ENDPOINT_TYPE_SYSTEM } from './fhir-resources';
+export { createFhirModule } from './fhir.module';

@@ -9,3 +9,4 @@ export {
   type ReportContent,
   type ReportDelivery,
 } from './report-delivery';
+export { createFulfilmentModule } from './fulfilment.module';

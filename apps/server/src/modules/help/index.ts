@@ -3,3 +3,4 @@
 export { createHelpRepository } from './help.repository';
 export { helpRoutes } from './help.routes';
 export { createHelpService, type HelpService } from './help.service';
+export { createHelpModule } from './help.module';

@@ -4,3 +4,4 @@ export { createInvitationTokens } from './invitation-token';
 export { createInvitationsRepository } from './invitations.repository';
 export { invitationsRoutes } from './invitations.routes';
 export { createInvitationsService, type InvitationsService } from './invitations.service';
+export { createInvitationsModule } from './invitations.module';

@@ -3,3 +3,4 @@
 export { createLinksRepository, type LinksRepository } from './links.repository';
 export { type DownloadRoute, linksRoutes, shlRoutes } from './links.routes';
 export { type BundleBuilder, createLinksService, type LinksService } from './links.service';
+export { createLinksModule } from './links.module';

@@ -24,3 +24,4 @@ export {
   verifyEmailEmail,
   welcomeEmail,
 } from './templates';
+export { createMailModule } from './mail.module';

@@ -8,3 +8,4 @@ export {
   type NotificationsService,
   wantsNotificationEmail,
 } from './notifications.service';
+export { createNotificationsModule } from './notifications.module';

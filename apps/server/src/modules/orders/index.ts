@@ -7,3 +7,4 @@ export { ordersRoutes } from './orders.routes';
 export { createOrdersService, type OrdersService } from './orders.service';
 export { paymentsRoutes } from './payments.routes';
 export { paymentsWebhookRoutes } from './payment-webhooks.routes';
+export { createOrdersModule } from './orders.module';

@@ -5,3 +5,4 @@ export { providersAdminRoutes } from './providers-admin.routes';
 export { createProvidersRepository } from './providers.repository';
 export { providersRoutes } from './providers.routes';
 export { createProvidersService, type ProvidersService } from './providers.service';
+export { createProvidersModule } from './providers.module';

@@ -7,3 +7,4 @@ export {
   type RequestWindows,
   type SpentChallenges,
 } from './shared-limits.repository';
+export { createRateLimitModule } from './rate-limit.module';

@@ -3,3 +3,4 @@
 export { createRatingsRepository } from './ratings.repository';
 export { ratingsRoutes } from './ratings.routes';
 export { createRatingsService, type RatingsService } from './ratings.service';
+export { createRatingsModule } from './ratings.module';

@@ -7,3 +7,4 @@ export { professionalOffersRoutes } from './professional-offers.routes';
 export { createServicesRepository } from './services.repository';
 export { servicesRoutes } from './services.routes';
 export { createServicesService, type ServicesService } from './services.service';
+export { createServicesModule } from './services.module';

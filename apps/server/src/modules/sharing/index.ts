@@ -5,3 +5,4 @@ export { createOwnershipService, type OwnershipService } from './ownership.servi
 export { createSharingRepository } from './sharing.repository';
 export { sharingRoutes } from './sharing.routes';
 export { createSharingService, type SharingService } from './sharing.service';
+export { createSharingModule } from './sharing.module';

@@ -13,3 +13,4 @@ export {
 } from './studies.repository';
 export { sendStudyZip, studiesRoutes } from './studies.routes';
 export { createStudiesService, type StudiesService, toStudyListItemDto } from './studies.service';
+export { createStudiesModule } from './studies.module';

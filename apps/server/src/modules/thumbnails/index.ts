@@ -5,3 +5,4 @@ export { middleInstance, studyThumbnailCandidates } from './thumbnail-source';
 export { createThumbnailService, type ThumbnailService } from './thumbnail.service';
 export { createThumbnailsRepository } from './thumbnails.repository';
 export { thumbnailRoutes } from './thumbnails.routes';
+export { createThumbnailsModule } from './thumbnails.module';

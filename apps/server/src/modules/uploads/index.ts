@@ -12,3 +12,4 @@ export { OBJECT_NAME } from './upload-paths';
 export { createUploadTokens, type UploadTokens } from './upload-token';
 export { uploadRoutes } from './uploads.routes';
 export { createUploadsService, type UploadsService } from './uploads.service';
+export { createUploadsModule } from './uploads.module';

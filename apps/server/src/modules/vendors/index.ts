@@ -4,3 +4,4 @@ export { vendorsAdminRoutes } from './vendors-admin.routes';
 export { createVendorsRepository } from './vendors.repository';
 export { vendorsRoutes } from './vendors.routes';
 export { createVendorsService, type VendorsService } from './vendors.service';
+export { createVendorsModule } from './vendors.module';

@@ -7,3 +7,4 @@ export { createViewerGrants, type ViewerGrants } from './viewer-grants';
 export { createViewerRepository } from './viewer.repository';
 export { viewerRoutes } from './viewer.routes';
 export { createViewerService, type ViewerService } from './viewer.service';
+export { createViewerModule } from './viewer.module';

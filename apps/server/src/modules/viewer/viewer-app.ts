@@ -18,12 +18,12 @@ import { dicomwebRoutes } from '../dicomweb';
 import { DICOMWEB_ROOT, type DicomwebService, type Principal } from '../dicomweb';
 import { bindingCookieName, type ViewerGrants } from './viewer-grants';
 
-/** What the viewer origin serves from: the members of src/services.ts `Services` it uses. */
+/** What the viewer origin serves from (main.ts passes src/services.ts `Services`; tests too). */
 export interface ViewerAppServices {
-  config: Config;
+  config: Pick<Config, 'logLevel' | 'trustProxy' | 'secureCookies' | 'viewerPublicUrl'>;
   audit: AuditRecorder;
   dicomweb: DicomwebService;
-  viewerGrants: ViewerGrants;
+  viewerGrants: Pick<ViewerGrants, 'verify' | 'isBoundTo' | 'bind'>;
   /** Study links (modules/links): a link credential by id, as its principal, while it is live. */
   links?: { principalForCredential(credentialId: string): Promise<Principal | null> };
 }
@@ -59,21 +59,35 @@ export async function buildViewerApp(
   services: ViewerAppServices,
   opts: ViewerAppOptions = {},
 ): Promise<FastifyInstance> {
+  const { config } = services;
   const app = Fastify({
-    logger: opts.logRequests === false ? false : loggerOptions(services.config.logLevel),
+    logger: opts.logRequests === false ? false : loggerOptions(config.logLevel),
     genReqId: () => randomUUID(),
-    trustProxy: services.config.trustProxy,
+    trustProxy: config.trustProxy,
     ...SERVER_TIMEOUTS,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
   installInputGuard(app);
-  installCsrfGuard(app, [services.config.viewerPublicUrl]);
+  installCsrfGuard(app, [config.viewerPublicUrl]);
 
   const ohif = opts.ohifDir && existsSync(path.join(opts.ohifDir, 'index.html')) ? opts.ohifDir : undefined;
   const indexHtml = ohif ? readFileSync(path.join(ohif, 'index.html'), 'utf8') : '';
-  await app.register(fastifyHelmet, {
+  await app.register(fastifyHelmet, viewerSecurityHeaders(indexHtml, config));
+  await app.register(fastifyCookie);
+  const grants = viewerCredentials(services);
+  registerBinding(app, services, grants);
+  await app.register(dicomwebRoutes({ dicomweb: services.dicomweb, principal: grants.principal }), {
+    prefix: DICOMWEB_ROOT,
+  });
+  if (ohif) await serveOhif(app, ohif, indexHtml, opts.appConfigFile);
+  return app;
+}
+
+/** The viewer origin's headers: a CSP that allows OHIF's own inline scripts and nothing of other hosts. */
+function viewerSecurityHeaders(indexHtml: string, config: ViewerAppServices['config']) {
+  return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -94,18 +108,21 @@ export async function buildViewerApp(
         formAction: ["'self'"],
       },
     },
-    hsts: services.config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    hsts: config.secureCookies ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     crossOriginEmbedderPolicy: false,
     crossOriginOpenerPolicy: false,
-    referrerPolicy: { policy: 'no-referrer' },
-  });
+    referrerPolicy: { policy: 'no-referrer' as const },
+  };
+}
 
-  await app.register(fastifyCookie);
-  const expired = () =>
-    new AppError(
-      'UNAUTHORIZED',
-      'The viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.',
-    );
+const expired = () =>
+  new AppError(
+    'UNAUTHORIZED',
+    'The viewer link has expired, was withdrawn or was opened elsewhere. Open the study again from My Studies.',
+  );
+
+/** A request's viewer credential (Bearer), and the principal it reads as once bound to this browser. */
+function viewerCredentials(services: ViewerAppServices) {
   const grantOf = async (req: FastifyRequest) => {
     const header = req.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
@@ -128,21 +145,31 @@ export async function buildViewerApp(
     }
     return { userId: grant.userId, role: grant.role, studyId: grant.studyId, via: 'grant' };
   };
-  // The viewer page calls this once on load: the credential becomes usable in this browser only.
+  return { grantOf, principal };
+}
+
+/** The viewer page calls this once on load: the credential becomes usable in this browser only. */
+function registerBinding(
+  app: FastifyInstance,
+  services: ViewerAppServices,
+  { grantOf }: ReturnType<typeof viewerCredentials>,
+): void {
   app.post(`${DICOMWEB_ROOT}/session`, { schema: { hide: true } }, async (req, reply) => {
     const grant = await grantOf(req);
     const name = bindingCookieName(grant.grantId);
     const bound = await services.viewerGrants.bind(grant, req.cookies[name]);
-    if (bound === 'refused') {
-      await services.audit({
+    const audit = (outcome: 'success' | 'denied') =>
+      services.audit({
         actorId: grant.userId,
         action: 'viewer.bind',
         targetType: 'study',
         targetId: grant.studyId,
-        outcome: 'denied',
+        outcome,
         requestId: req.id,
         ip: req.ip,
       });
+    if (bound === 'refused') {
+      await audit('denied');
       throw expired();
     }
     if (bound !== 'bound') {
@@ -153,69 +180,62 @@ export async function buildViewerApp(
         path: DICOMWEB_ROOT,
         expires: grant.expiresAt,
       });
-      await services.audit({
-        actorId: grant.userId,
-        action: 'viewer.bind',
-        targetType: 'study',
-        targetId: grant.studyId,
-        outcome: 'success',
-        requestId: req.id,
-        ip: req.ip,
-      });
+      await audit('success');
     }
     return reply.status(204).header('cache-control', 'no-store').send();
   });
-  await app.register(dicomwebRoutes({ dicomweb: services.dicomweb, principal }), {
-    prefix: DICOMWEB_ROOT,
-  });
+}
 
-  if (ohif) {
-    const appConfig =
-      opts.appConfigFile && existsSync(opts.appConfigFile) ? readFileSync(opts.appConfigFile) : null;
-    const appConfigTag = appConfig ? etagOf(appConfig) : '';
-    const indexTag = etagOf(indexHtml);
-    app.get('/app-config.js', { schema: { hide: true } }, async (req, reply) => {
-      if (!appConfig) throw new AppError('NOT_FOUND', 'Not found');
-      reply
-        .type('text/javascript; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .header('etag', appConfigTag);
-      return fresh(req, appConfigTag) ? reply.status(304).send() : reply.send(appConfig);
-    });
-    // OHIF registers a service worker for offline use; the viewer must always load fresh data.
-    app.get('/init-service-worker.js', { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .type('text/javascript; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .send('// no service worker\n'),
-    );
-    await app.register(fastifyStatic, {
-      root: ohif,
-      // A wildcard route, so our app-config.js and the empty service-worker script above take precedence.
-      wildcard: true,
-      index: false,
-      // fetch-ohif.mjs stores brotli and gzip copies beside each compressible file; they are sent
-      // with Content-Encoding and Vary: Accept-Encoding to browsers that accept them.
-      preCompressed: true,
-      setHeaders(res, filePath) {
-        // Content-hashed names (and OHIF's wasm, named by their hash) never change: cached for a
-        // year without revalidation. Everything else is revalidated (ETag) on each load.
-        res.header(
-          'cache-control',
-          /\.[0-9a-f]{16,}\.|^[0-9a-f]{16,}\.wasm$/.test(path.basename(filePath).replace(/\.(?:br|gz)$/, ''))
-            ? 'public, max-age=31536000, immutable'
-            : 'no-cache',
-        );
-      },
-    });
-    app.setNotFoundHandler((req, reply) => {
-      if (req.method === 'GET' && !req.url.startsWith(`${DICOMWEB_ROOT}/`)) {
-        // OHIF's client-side routes (/viewer, /) all start from its index.html.
-        reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('etag', indexTag);
-        return fresh(req, indexTag) ? reply.status(304).send() : reply.send(indexHtml);
-      }
-      return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
-    });
-  }
-  return app;
+/** OHIF's built app: our app-config.js, no service worker, its files, and index.html for its routes. */
+async function serveOhif(
+  app: FastifyInstance,
+  ohif: string,
+  indexHtml: string,
+  appConfigFile: string | undefined,
+): Promise<void> {
+  const appConfig = appConfigFile && existsSync(appConfigFile) ? readFileSync(appConfigFile) : null;
+  const appConfigTag = appConfig ? etagOf(appConfig) : '';
+  const indexTag = etagOf(indexHtml);
+  app.get('/app-config.js', { schema: { hide: true } }, async (req, reply) => {
+    if (!appConfig) throw new AppError('NOT_FOUND', 'Not found');
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('etag', appConfigTag);
+    return fresh(req, appConfigTag) ? reply.status(304).send() : reply.send(appConfig);
+  });
+  // OHIF registers a service worker for offline use; the viewer must always load fresh data.
+  app.get('/init-service-worker.js', { schema: { hide: true } }, async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send('// no service worker\n'),
+  );
+  await app.register(fastifyStatic, {
+    root: ohif,
+    // A wildcard route, so our app-config.js and the empty service-worker script above take precedence.
+    wildcard: true,
+    index: false,
+    // fetch-ohif.mjs stores brotli and gzip copies beside each compressible file; they are sent
+    // with Content-Encoding and Vary: Accept-Encoding to browsers that accept them.
+    preCompressed: true,
+    setHeaders(res, filePath) {
+      // Content-hashed names (and OHIF's wasm, named by their hash) never change: cached for a
+      // year without revalidation. Everything else is revalidated (ETag) on each load.
+      res.header(
+        'cache-control',
+        /\.[0-9a-f]{16,}\.|^[0-9a-f]{16,}\.wasm$/.test(path.basename(filePath).replace(/\.(?:br|gz)$/, ''))
+          ? 'public, max-age=31536000, immutable'
+          : 'no-cache',
+      );
+    },
+  });
+  app.setNotFoundHandler((req, reply) => {
+    if (req.method === 'GET' && !req.url.startsWith(`${DICOMWEB_ROOT}/`)) {
+      // OHIF's client-side routes (/viewer, /) all start from its index.html.
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('etag', indexTag);
+      return fresh(req, indexTag) ? reply.status(304).send() : reply.send(indexHtml);
+    }
+    return reply.status(404).send({ error: 'Not found', code: 'NOT_FOUND' });
+  });
 }
