@@ -41,6 +41,14 @@ describe('the Analysis services page when its study cannot be read', () => {
     expect(studyErrorText(new ApiError(404, '404: Not found', 'Study not found', 'NOT_FOUND'))).toBe(
       'Study not found or invalid study ID.',
     );
+    // Told by the code, whatever the words: a malformed id is not found too.
+    expect(studyErrorText(new ApiError(400, '400: bad', 'studyId: Invalid uuid', 'VALIDATION_ERROR'))).toBe(
+      'Study not found or invalid study ID.',
+    );
+    // A 404 page from something in between (no code) is an error loading the study.
+    expect(studyErrorText(new ApiError(404, '404: <html>', undefined, undefined))).toBe(
+      'Error loading study: 404: <html>',
+    );
     expect(
       studyErrorText(
         new ApiError(0, 'Network error: the server could not be reached.', undefined, undefined),

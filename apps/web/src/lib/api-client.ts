@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@mi/contracts/errors';
+
 /**
  * The one way the SPA talks to the API. Auth lives in httpOnly cookies, so every request is sent
  * with `credentials: 'include'` and no token is ever read or stored in JS.
@@ -121,6 +123,10 @@ export function errorMessage(err: unknown, fallback = 'An error occurred'): stri
   return fallback;
 }
 
-export function isApiError(err: unknown, code?: string): err is ApiError {
-  return err instanceof ApiError && (code === undefined || err.code === code);
+/**
+ * Whether `err` is a failed API call, and with `codes` one answered with one of those codes
+ * (contracts/errors.ts): a failure is told apart by its code, never by its text.
+ */
+export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError {
+  return err instanceof ApiError && (codes.length === 0 || codes.some((code) => err.code === code));
 }

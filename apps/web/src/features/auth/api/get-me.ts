@@ -1,17 +1,17 @@
 import type { User } from '@mi/contracts/auth';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, ApiError } from '@/lib/api-client';
+import { api, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
 /**
  * The only source of "am I signed in": the session cookies are httpOnly, so the SPA asks the
- * server. 401 means signed out (null); any other failure is an error.
+ * server. UNAUTHORIZED means signed out (null); any other failure is an error.
  */
 export async function getMe(signal?: AbortSignal): Promise<User | null> {
   try {
     return await api.get<User>('/api/auth/me', { signal });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
+    if (isApiError(err, 'UNAUTHORIZED')) return null;
     throw err;
   }
 }

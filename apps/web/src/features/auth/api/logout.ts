@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
 import { toast, toastError } from '@/hooks/use-toast';
-import { api, ApiError, errorMessage } from '@/lib/api-client';
+import { api, errorMessage, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
 /** POST /api/auth/logout: the server revokes the session and expires the httpOnly cookies. */
@@ -24,8 +24,8 @@ export function useLogout() {
       try {
         await logout();
       } catch (err) {
-        // 401: the session had already ended on the server, which is what logging out wants.
-        if (!(err instanceof ApiError && err.status === 401)) throw err;
+        // UNAUTHORIZED: the session had already ended on the server, which is what logging out wants.
+        if (!(isApiError(err, 'UNAUTHORIZED'))) throw err;
       }
     },
     onSuccess: (_data, options) => {

@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Card, CardContent } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { errorMessage, isApiError } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { useArticle } from '../api/get-article';
 import { ArticleContent } from './article-content';
@@ -38,7 +38,7 @@ export function HelpArticleView({ id }: { id: string }) {
     );
   }
   if (article.isError) {
-    const missing = article.error instanceof ApiError && article.error.status === 404;
+    const missing = isApiError(article.error, 'NOT_FOUND');
     return (
       <div className="grid gap-6">
         <BackToHelp />

@@ -14,7 +14,7 @@ import {
 } from '@/components/ui/dialog';
 import { uploadPath, withQuery, paths } from '@/config/paths';
 import { useToast } from '@/hooks/use-toast';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { errorMessage, isApiError } from '@/lib/api-client';
 import { formatDate, formatPersonName } from '@/lib/format';
 import { cn } from '@/lib/utils';
 import { useAttachStudy, useDataNeed } from '../api/attach-study';
@@ -71,7 +71,7 @@ export function AttachStudyDialog({
         },
         onError: (err) =>
           setError(
-            err instanceof ApiError && err.status === 409
+            isApiError(err, 'CONFLICT')
               ? `${errorMessage(err)} The list shows the order as it is now.`
               : errorMessage(err),
           ),

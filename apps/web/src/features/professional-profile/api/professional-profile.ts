@@ -5,7 +5,7 @@ import type {
   ProfessionalProfileInput,
 } from '@mi/contracts/directory';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError } from '@/lib/api-client';
+import { api, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
 /**
@@ -18,7 +18,7 @@ export async function getProfessionalProfile(signal?: AbortSignal): Promise<Prof
   try {
     return await api.get<ProfessionalProfile>('/api/professional/profile', { signal });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null;
+    if (isApiError(err, 'NOT_FOUND')) return null;
     throw err;
   }
 }

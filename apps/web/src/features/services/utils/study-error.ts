@@ -1,4 +1,4 @@
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { errorMessage, isApiError } from '@/lib/api-client';
 
 /**
  * Why the Analysis services page cannot show its study: a study that is missing (or not the user's,
@@ -6,7 +6,7 @@ import { ApiError, errorMessage } from '@/lib/api-client';
  * error say, is an error loading it, with its message.
  */
 export function studyErrorText(error: unknown): string {
-  if (error instanceof ApiError && (error.status === 404 || error.status === 400))
+  if (isApiError(error, 'NOT_FOUND', 'VALIDATION_ERROR', 'BAD_REQUEST'))
     return 'Study not found or invalid study ID.';
   const fallback = error instanceof Error ? error.message : 'An error occurred';
   return `Error loading study: ${errorMessage(error, fallback)}`;

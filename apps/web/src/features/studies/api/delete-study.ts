@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError } from '@/lib/api-client';
+import { api, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 
 /**
@@ -18,7 +18,7 @@ export async function deleteStudy({
       `/api/studies/${encodeURIComponent(userId)}/${encodeURIComponent(studyId)}`,
     );
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404)
+    if (isApiError(err, 'NOT_FOUND'))
       return { message: 'The study has been successfully deleted.' };
     throw err;
   }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { toastError } from '@/hooks/use-toast';
-import { ApiError } from '@/lib/api-client';
+import { ApiError, isApiError } from '@/lib/api-client';
 import { getStudyForViewer, pendingTransferCount } from '../api/get-transfer-state';
 import { getViewerUrl } from '../api/get-viewer-url';
 import { startStudyTransfer } from '../api/start-study-transfer';
@@ -44,7 +44,7 @@ export function useViewerLaunch(studyId: string | undefined, userId: string, att
       try {
         study = await getStudyForViewer(studyId);
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return setState({ kind: 'not-found' });
+        if (isApiError(err, 'NOT_FOUND')) return setState({ kind: 'not-found' });
         throw err;
       }
       if (study.status.transfer.value !== 'completed') {
