@@ -25,7 +25,7 @@ export function useLogout() {
         await logout();
       } catch (err) {
         // UNAUTHORIZED: the session had already ended on the server, which is what logging out wants.
-        if (!(isApiError(err, 'UNAUTHORIZED'))) throw err;
+        if (!isApiError(err, 'UNAUTHORIZED')) throw err;
       }
     },
     onSuccess: (_data, options) => {

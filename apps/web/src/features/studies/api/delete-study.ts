@@ -18,8 +18,7 @@ export async function deleteStudy({
       `/api/studies/${encodeURIComponent(userId)}/${encodeURIComponent(studyId)}`,
     );
   } catch (err) {
-    if (isApiError(err, 'NOT_FOUND'))
-      return { message: 'The study has been successfully deleted.' };
+    if (isApiError(err, 'NOT_FOUND')) return { message: 'The study has been successfully deleted.' };
     throw err;
   }
 }
