@@ -135,17 +135,101 @@ interface JsonContext {
  * large binaries become BulkDataURIs.
  */
 export function toDicomJson(p: ParsedInstance, opts: JsonOptions): DicomJson {
+  // The file meta group describes the file, not the instance, except for what clients use to decode.
+  return datasetToJson(p.ds, jsonContext(p, opts), { vr: 'UI', Value: [p.transferSyntaxUid] });
+}
+
+function jsonContext(p: ParsedInstance, opts: JsonOptions): JsonContext {
   const cs = dataSetCharacterSet(p.ds);
   const ba = p.ds.byteArray;
-  const ctx: JsonContext = {
+  return {
     p,
     cs,
     buf: Buffer.isBuffer(ba) ? ba : Buffer.from(ba.buffer, ba.byteOffset, ba.byteLength),
     asciiText: asciiCompatible(cs),
     opts,
   };
-  // The file meta group describes the file, not the instance, except for what clients use to decode.
-  return datasetToJson(p.ds, ctx, { vr: 'UI', Value: [p.transferSyntaxUid] });
+}
+
+/**
+ * What dicomJsonText remembers of the instances before: each top-level value's bytes and its JSON,
+ * so a value that the next instance repeats byte for byte (most of a series' header: patient,
+ * study, series, equipment, image size) is not decoded again. For instances of one transfer
+ * syntax and character set; another starts it afresh.
+ */
+export interface JsonMemo {
+  context: string;
+  values: Map<string, { vr: string; bytes: Uint8Array; json: string }>;
+}
+
+export function jsonMemo(): JsonMemo {
+  return { context: '', values: new Map() };
+}
+
+/**
+ * toDicomJson as JSON text (the same attributes and values, in tag order), with the values that
+ * `memo` already holds taken from it.
+ */
+export function dicomJsonText(p: ParsedInstance, opts: JsonOptions, memo: JsonMemo): string {
+  const ctx = jsonContext(p, opts);
+  const ds = p.ds;
+  const context = `${p.transferSyntaxUid}|${ctx.buf.toString('latin1', ...valueRange(ds, 'x00080005'))}`;
+  if (memo.context !== context) {
+    memo.values.clear();
+    memo.context = context;
+  }
+  const syntax = `"${TRANSFER_SYNTAX_TAG}":${JSON.stringify({ vr: 'UI', Value: [p.transferSyntaxUid] })}`;
+  const parts: string[] = [];
+  let syntaxPending = true;
+  for (const key of Object.keys(ds.elements).sort()) {
+    const el = ds.elements[key]!;
+    const tag = key.slice(1).toUpperCase();
+    if (syntaxPending && tag > TRANSFER_SYNTAX_TAG) {
+      parts.push(syntax);
+      syntaxPending = false;
+    }
+    if (tag.startsWith('0002') || tag.endsWith('0000') || tag.startsWith('FFFE')) continue;
+    const vr = (el.vr ?? dictionaryVr(tag)).toUpperCase();
+    parts.push(`"${tag}":${memoizedJson(ds, el, key, tag, vr, ctx, memo)}`);
+  }
+  if (syntaxPending) parts.push(syntax);
+  return `{${parts.join(',')}}`;
+}
+
+/** Start and end of a top-level value in the data set's bytes (empty when absent). */
+function valueRange(ds: DataSet, key: string): [number, number] {
+  const el = ds.elements[key];
+  if (!el || !(el.length > 0) || el.dataOffset + el.length > ds.byteArray.length) return [0, 0];
+  return [el.dataOffset, el.dataOffset + el.length];
+}
+
+/** One top-level attribute's JSON; text and numbers from `memo` when their bytes are the same. */
+function memoizedJson(
+  ds: DataSet,
+  el: Element,
+  key: string,
+  tag: string,
+  vr: string,
+  ctx: JsonContext,
+  memo: JsonMemo,
+): string {
+  const end = el.dataOffset + el.length;
+  // Sequences, binary values and bulk data depend on more than their bytes (items, the instance's URI).
+  if (vr === 'SQ' || el.items || tag === '7FE00010' || BINARY_VRS.has(vr) || !(end <= ds.byteArray.length))
+    return JSON.stringify(elementToJson(ds, el, key, tag, vr, ctx, true));
+  const bytes = ds.byteArray.subarray(el.dataOffset, end);
+  const known = memo.values.get(tag);
+  if (known && known.vr === vr && sameBytes(known.bytes, bytes)) return known.json;
+  const json = JSON.stringify(elementToJson(ds, el, key, tag, vr, ctx, true));
+  memo.values.set(tag, { vr, bytes, json });
+  return json;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  if (a.length > 32) return Buffer.compare(a, b) === 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Character sets whose decoding of ASCII bytes is those bytes (no code extensions, no JIS X 0201). */

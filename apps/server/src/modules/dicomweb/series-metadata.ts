@@ -14,7 +14,7 @@ import type {
   SeriesRow,
   StudyRow,
 } from './dicomweb.repository';
-import { parseInstance, toDicomJson, type DicomJson, type ParsedInstance } from './part10';
+import { dicomJsonText, jsonMemo, parseInstance, type ParsedInstance } from './part10';
 import { sortTags } from './qido';
 
 const gzip = promisify(gzipCb);
@@ -70,24 +70,22 @@ async function seriesJson(
   const out: string[] = new Array<string>(rows.length);
   const wholeReads: ReadSlots = readSlots(WHOLE_READS);
   const sizer = headerSizer();
+  const memo = jsonMemo();
   const base = `${DICOMWEB_ROOT}/studies/${study.studyInstanceUid}/series/${series.seriesInstanceUid}/instances/`;
   let next = 0;
   const worker = async () => {
     while (next < rows.length) {
       const i = next++;
       const row = rows[i]!;
-      let json: DicomJson;
       try {
         const parsed = await readInstanceMetadata(deps.storage, row, wholeReads, sizer.next());
         sizer.saw(parsed);
-        // Already in tag order.
-        json = toDicomJson(parsed, { bulkBase: base + row.sopInstanceUid });
+        out[i] = dicomJsonText(parsed, { bulkBase: base + row.sopInstanceUid }, memo);
       } catch (err) {
         // An unreadable file still appears, with what the index knows about it.
         deps.log.warn({ err: (err as Error).message, instanceId: row.id }, 'instance metadata unreadable');
-        json = sortTags(instanceAttributes(row, series, study));
+        out[i] = JSON.stringify(sortTags(instanceAttributes(row, series, study)));
       }
-      out[i] = JSON.stringify(json);
     }
   };
   await Promise.all(Array.from({ length: Math.min(METADATA_CONCURRENCY, rows.length) }, worker));
