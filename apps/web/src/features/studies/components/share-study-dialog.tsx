@@ -4,6 +4,7 @@ import { Loader2, Mail, ShieldCheck, UserRound, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { DeidentifiedOption } from '@/components/deidentify-preview';
+import { listStatus, ListStatus } from '@/components/list/list-status';
 import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import {
@@ -169,7 +170,7 @@ export function ShareStudyDialog({
     setDeidentified(false);
   }, [open, study?.id]);
 
-  // A failed read of the current shares is left out silently (the list then shows nobody).
+  // A failed read of the current shares shows as an error under Currently Shared With, not as nobody.
   const current = useMemo(() => (shares.isError ? [] : (shares.data ?? [])), [shares.data, shares.isError]);
   const shared = useMemo(() => sharedEmails(current), [current]);
   const matches = useMemo(() => filterProviders(providers.data ?? [], text), [providers.data, text]);
@@ -458,11 +459,15 @@ export function ShareStudyDialog({
             <h3 id={`${id}-current`} className="text-sm font-medium">
               Currently Shared With
             </h3>
-            {shares.isPending ? (
-              <p className="text-sm text-muted-foreground">Loading…</p>
-            ) : current.length === 0 ? (
-              <p className="text-sm text-muted-foreground">Not shared with anyone yet.</p>
-            ) : (
+            <ListStatus
+              query={shares}
+              count={current.length}
+              loading="Loading who the study is shared with"
+              error="Who the study is shared with could not be loaded"
+              empty={<p className="text-sm text-muted-foreground">Not shared with anyone yet.</p>}
+              className="py-2"
+            />
+            {listStatus(shares, current.length) === null && (
               <ul className="grid max-h-48 gap-2 overflow-y-auto" aria-label="Currently Shared With">
                 {current.map((share) => (
                   <li
