@@ -97,20 +97,9 @@ const withLink = (db: Db) =>
 const visibleTo = (userId: string): SQL =>
   sql`(${listedInDirectory} or (${providers.listed} = 'contact' and ${providers.createdBy} = ${userId}))`;
 
-/** The directory's entries: listed, found, made and changed. */
-function createDirectoryRepository(db: Db) {
+/** The directory's entries as they are listed and found. */
+function createDirectoryLookupsRepository(db: Db) {
   return {
-    /** Inserts directory entries whose email is not in the directory yet; returns how many were new. */
-    async insertDirectory(rows: NewProviderRow[]): Promise<number> {
-      if (rows.length === 0) return 0;
-      const created = await db
-        .insert(providers)
-        .values(rows.map((r) => ({ ...r, listed: 'directory' as const, createdBy: null })))
-        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
-        .returning({ id: providers.id });
-      return created.length;
-    },
-
     /** The one entry of a kind that has one (the platform's automated analysis). */
     async findByKind(kind: ProviderRow['kind']): Promise<ProviderRow | undefined> {
       const [row] = await db
@@ -178,6 +167,39 @@ function createDirectoryRepository(db: Db) {
       return row;
     },
 
+    /** Another organisation already linked to this account, if any (their own profile does not count). */
+    async findLinkedTo(userId: string, exceptId: string): Promise<ProviderRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(providers)
+        .where(
+          and(
+            eq(providers.linkedUserId, userId),
+            eq(providers.listed, 'directory'),
+            ne(providers.kind, 'professional'),
+            ne(providers.id, exceptId),
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+  };
+}
+
+/** The directory's entries made and changed. */
+function createDirectoryEntriesRepository(db: Db) {
+  return {
+    /** Inserts directory entries whose email is not in the directory yet; returns how many were new. */
+    async insertDirectory(rows: NewProviderRow[]): Promise<number> {
+      if (rows.length === 0) return 0;
+      const created = await db
+        .insert(providers)
+        .values(rows.map((r) => ({ ...r, listed: 'directory' as const, createdBy: null })))
+        .onConflictDoNothing({ target: providers.emailNormalized, where: directoryEmailKey })
+        .returning({ id: providers.id });
+      return created.length;
+    },
+
     async insertDirectoryEntry(values: NewProviderRow): Promise<ProviderRow | undefined> {
       const [row] = await db
         .insert(providers)
@@ -196,23 +218,6 @@ function createDirectoryRepository(db: Db) {
         .set(values)
         .where(and(eq(providers.id, id), eq(providers.listed, 'directory')))
         .returning();
-      return row;
-    },
-
-    /** Another organisation already linked to this account, if any (their own profile does not count). */
-    async findLinkedTo(userId: string, exceptId: string): Promise<ProviderRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(providers)
-        .where(
-          and(
-            eq(providers.linkedUserId, userId),
-            eq(providers.listed, 'directory'),
-            ne(providers.kind, 'professional'),
-            ne(providers.id, exceptId),
-          ),
-        )
-        .limit(1);
       return row;
     },
   };
@@ -350,7 +355,8 @@ function createNetworksRepository(db: Db) {
 /** The provider directory, users' own contacts, and each user's trusted network. */
 export function createProvidersRepository(db: Db) {
   return {
-    ...createDirectoryRepository(db),
+    ...createDirectoryLookupsRepository(db),
+    ...createDirectoryEntriesRepository(db),
     ...createProfessionalProfilesRepository(db),
     ...createNetworksRepository(db),
   };
