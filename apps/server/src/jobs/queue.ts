@@ -78,6 +78,83 @@ export interface PendingJob {
   createdOn: Date;
 }
 
+/** Jobs as admins and users see them: a job's state, failed jobs (retried), a user's pending ones. */
+function jobRecords(
+  database: Database,
+  boss: PgBoss,
+  workerIds: string[],
+): Pick<JobQueue, 'stateOf' | 'listFailed' | 'retryFailed' | 'pendingFor' | 'ping'> {
+  return {
+    async stateOf(jobId) {
+      const res = await database.sql.executeSql(
+        `select state from ${SCHEMA}.job where id = $1::uuid
+         union all select state from ${SCHEMA}.archive where id = $1::uuid limit 1`,
+        [jobId],
+      );
+      const row = res.rows[0] as { state?: unknown } | undefined;
+      return row ? String(row.state) : null;
+    },
+    async listFailed(limit = 100) {
+      const res = await database.sql.executeSql(
+        `select id, name, state, retry_count, created_on, completed_on, output from ${SCHEMA}.job where state = 'failed'
+         union all
+         select id, name, state, retry_count, created_on, completed_on, output from ${SCHEMA}.archive where state = 'failed'
+         order by created_on desc limit $1`,
+        [limit],
+      );
+      return (res.rows as Array<Record<string, unknown>>).map((r) => ({
+        id: String(r.id),
+        name: String(r.name),
+        state: String(r.state),
+        retryCount: Number(r.retry_count),
+        createdOn: new Date(r.created_on as string).toISOString(),
+        completedOn: r.completed_on ? new Date(r.completed_on as string).toISOString() : null,
+        error: describeOutput(r.output),
+      }));
+    },
+    async retryFailed(jobId) {
+      const requeued = await database.sql.executeSql(
+        `update ${SCHEMA}.job set state = 'retry', retry_limit = retry_limit + 1, start_after = now()
+         where id = $1::uuid and state = 'failed' returning name`,
+        [jobId],
+      );
+      const name = (requeued.rows[0] as { name?: unknown } | undefined)?.name;
+      if (typeof name === 'string') {
+        for (const w of workerIds) boss.notifyWorker(w);
+        return true;
+      }
+      const archived = await database.sql.executeSql(
+        `delete from ${SCHEMA}.archive where id = $1::uuid and state = 'failed' returning name, data`,
+        [jobId],
+      );
+      const row = archived.rows[0] as { name?: unknown; data?: unknown } | undefined;
+      if (!row || typeof row.name !== 'string') return false;
+      await boss.send(row.name, parseData(row.data));
+      for (const w of workerIds) boss.notifyWorker(w);
+      return true;
+    },
+    async pendingFor(userId, names) {
+      const res = await database.sql.executeSql(
+        `select id, name, state, data, created_on from ${SCHEMA}.job
+         where name = any($1::text[]) and state in ('created', 'retry', 'active')
+           and (data->>'userId' = $2 or data->>'uploadedBy' = $2)
+         order by created_on`,
+        [names, userId],
+      );
+      return (res.rows as Array<Record<string, unknown>>).map((r) => ({
+        id: String(r.id),
+        name: String(r.name),
+        state: String(r.state),
+        data: parseData(r.data),
+        createdOn: new Date(r.created_on as string),
+      }));
+    },
+    async ping() {
+      await database.sql.executeSql(`select 1 from ${SCHEMA}.version limit 1`, []);
+    },
+  };
+}
+
 /**
  * pg-boss on whichever database we run: PostgreSQL through its own pool, PGlite through the
  * `db` option (one in-process connection, so only one process may use it).
@@ -165,73 +242,7 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
       }
       leases.start();
     },
-    async stateOf(jobId) {
-      const res = await database.sql.executeSql(
-        `select state from ${SCHEMA}.job where id = $1::uuid
-         union all select state from ${SCHEMA}.archive where id = $1::uuid limit 1`,
-        [jobId],
-      );
-      const row = res.rows[0] as { state?: unknown } | undefined;
-      return row ? String(row.state) : null;
-    },
-    async listFailed(limit = 100) {
-      const res = await database.sql.executeSql(
-        `select id, name, state, retry_count, created_on, completed_on, output from ${SCHEMA}.job where state = 'failed'
-         union all
-         select id, name, state, retry_count, created_on, completed_on, output from ${SCHEMA}.archive where state = 'failed'
-         order by created_on desc limit $1`,
-        [limit],
-      );
-      return (res.rows as Array<Record<string, unknown>>).map((r) => ({
-        id: String(r.id),
-        name: String(r.name),
-        state: String(r.state),
-        retryCount: Number(r.retry_count),
-        createdOn: new Date(r.created_on as string).toISOString(),
-        completedOn: r.completed_on ? new Date(r.completed_on as string).toISOString() : null,
-        error: describeOutput(r.output),
-      }));
-    },
-    async retryFailed(jobId) {
-      const requeued = await database.sql.executeSql(
-        `update ${SCHEMA}.job set state = 'retry', retry_limit = retry_limit + 1, start_after = now()
-         where id = $1::uuid and state = 'failed' returning name`,
-        [jobId],
-      );
-      const name = (requeued.rows[0] as { name?: unknown } | undefined)?.name;
-      if (typeof name === 'string') {
-        for (const w of workerIds) boss.notifyWorker(w);
-        return true;
-      }
-      const archived = await database.sql.executeSql(
-        `delete from ${SCHEMA}.archive where id = $1::uuid and state = 'failed' returning name, data`,
-        [jobId],
-      );
-      const row = archived.rows[0] as { name?: unknown; data?: unknown } | undefined;
-      if (!row || typeof row.name !== 'string') return false;
-      await boss.send(row.name, parseData(row.data));
-      for (const w of workerIds) boss.notifyWorker(w);
-      return true;
-    },
-    async pendingFor(userId, names) {
-      const res = await database.sql.executeSql(
-        `select id, name, state, data, created_on from ${SCHEMA}.job
-         where name = any($1::text[]) and state in ('created', 'retry', 'active')
-           and (data->>'userId' = $2 or data->>'uploadedBy' = $2)
-         order by created_on`,
-        [names, userId],
-      );
-      return (res.rows as Array<Record<string, unknown>>).map((r) => ({
-        id: String(r.id),
-        name: String(r.name),
-        state: String(r.state),
-        data: parseData(r.data),
-        createdOn: new Date(r.created_on as string),
-      }));
-    },
-    async ping() {
-      await database.sql.executeSql(`select 1 from ${SCHEMA}.version limit 1`, []);
-    },
+    ...jobRecords(database, boss, workerIds),
     async stop() {
       leases.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });

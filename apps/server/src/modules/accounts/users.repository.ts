@@ -15,24 +15,19 @@ export interface AccountChanges {
   user(id: string, mark: number): Promise<void>;
 }
 
-/**
- * Data access for accounts. Emails are looked up by their lower-cased form. `changes` hears of every
- * account changed here, so cached sessions of this process carry the new row at once.
- */
-export function createUsersRepository(db: Db, changes?: AccountChanges) {
-  const mark = () => changes?.mark() ?? 0;
-  const changed = async (id: string, since: number) => {
-    await changes?.user(id, since);
-  };
+/** Accounts made and found. */
+function createAccountLookupsRepository(db: Db) {
   return {
     async findById(id: string): Promise<UserRow | undefined> {
       const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
       return row;
     },
+
     async findByEmail(emailNormalized: string): Promise<UserRow | undefined> {
       const [row] = await db.select().from(users).where(eq(users.emailNormalized, emailNormalized)).limit(1);
       return row;
     },
+
     /** Inserts unless the email is taken; returns undefined on a duplicate (no exception, no row). */
     async insertIfEmailFree(values: NewUserRow): Promise<UserRow | undefined> {
       const [row] = await db
@@ -42,6 +37,7 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         .returning();
       return row;
     },
+
     /**
      * The account that has proven it owns this email, if any. Shares, transfers and invitations
      * addressed to an email must use this, never findByEmail: an unverified account does not
@@ -55,16 +51,42 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         .limit(1);
       return row;
     },
+
     async findByGoogleSub(sub: string): Promise<UserRow | undefined> {
       const [row] = await db.select().from(users).where(eq(users.googleSub, sub)).limit(1);
       return row;
     },
+
+    async hasAdmin(): Promise<boolean> {
+      const [row] = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.role, 'admin')))
+        .limit(1);
+      return row !== undefined;
+    },
+
+    async count(): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+      return row?.n ?? 0;
+    },
+  };
+}
+
+/** Changes to an account that every process's account cache must hear of. */
+function createAccountChangesRepository(db: Db, changes?: AccountChanges) {
+  const mark = () => changes?.mark() ?? 0;
+  const changed = async (id: string, since: number) => {
+    await changes?.user(id, since);
+  };
+  return {
     async update(id: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
       const since = mark();
       const [row] = await db.update(users).set(values).where(eq(users.id, id)).returning();
       if (row) await changed(id, since);
       return row;
     },
+
     /**
      * Moves the account to a new email address, confirmed by the link that was sent to it; undefined
      * when another account took the address meanwhile (the unique index decides).
@@ -91,6 +113,7 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         throw err;
       }
     },
+
     /** Links a Google account unless this user already has one or the id is taken. */
     async linkGoogle(id: string, sub: string, values: Partial<NewUserRow>): Promise<UserRow | undefined> {
       const since = mark();
@@ -102,6 +125,12 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
       if (row) await changed(id, since);
       return row;
     },
+  };
+}
+
+/** Professionals' registrations and their review. */
+function createProfessionalsRepository(db: Db) {
+  return {
     /** A new account with its professional profile, in one transaction; undefined if the email is taken. */
     async insertProfessionalIfEmailFree(
       values: NewUserRow,
@@ -118,6 +147,7 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         return row;
       });
     },
+
     async listProfessionals(status: 'pending' | 'active' | 'rejected' | 'all') {
       return db
         .select({ user: users, profile: professionalProfiles })
@@ -129,6 +159,7 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         .orderBy(desc(users.createdAt))
         .limit(500);
     },
+
     async findProfessional(id: string) {
       const [row] = await db
         .select({ user: users, profile: professionalProfiles })
@@ -138,24 +169,25 @@ export function createUsersRepository(db: Db, changes?: AccountChanges) {
         .limit(1);
       return row;
     },
+
     async markProfessionalReviewed(userId: string, by: string, at: Date): Promise<void> {
       await db
         .update(professionalProfiles)
         .set({ reviewedAt: at, reviewedBy: by })
         .where(eq(professionalProfiles.userId, userId));
     },
-    async hasAdmin(): Promise<boolean> {
-      const [row] = await db
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.role, 'admin')))
-        .limit(1);
-      return row !== undefined;
-    },
-    async count(): Promise<number> {
-      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
-      return row?.n ?? 0;
-    },
+  };
+}
+
+/**
+ * Data access for accounts. Emails are looked up by their lower-cased form. `changes` hears of every
+ * account changed here, so cached sessions of this process carry the new row at once.
+ */
+export function createUsersRepository(db: Db, changes?: AccountChanges) {
+  return {
+    ...createAccountLookupsRepository(db),
+    ...createAccountChangesRepository(db, changes),
+    ...createProfessionalsRepository(db),
   };
 }
 export type UsersRepository = ReturnType<typeof createUsersRepository>;

@@ -94,12 +94,8 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/**
- * The admin console: accounts (search, view, disable and enable, reset the second factor, quota),
- * the audit log (pages and CSV export), the outbox, failed jobs (retry) and a health card. Every
- * change needs a recent sign-in (`requireRecentSignIn`) and is audited.
- */
-export function createAdminService(deps: Deps) {
+/** Users as the console shows them, audit records, and the admin's own session. */
+function createAdminTools(deps: Deps) {
   const { now } = deps;
   const defaultMaxBytes = Math.round(deps.defaultMaxStorageGB * BYTES_PER_GB);
 
@@ -162,6 +158,29 @@ export function createAdminService(deps: Deps) {
     };
   }
 
+  /** Where an enabled account returns: a professional to the verification decision they had. */
+  async function statusBeforeDisabling(u: AdminUserRow): Promise<'active' | 'pending' | 'rejected'> {
+    if (u.role !== 'professional') return 'active';
+    if ((await deps.repo.professionalReviewedAt(u.id)) === null) return 'pending';
+    return u.rejectionReason === null ? 'active' : 'rejected';
+  }
+
+  return {
+    now,
+    defaultMaxBytes,
+    toUser,
+    audit,
+    findUser,
+    requireRecentSignIn,
+    replaceSession,
+    statusBeforeDisabling,
+  };
+}
+type AdminTools = ReturnType<typeof createAdminTools>;
+
+/** The admin's own recent sign-in, renewed from the console. */
+function createAdminSession(deps: Deps, tools: AdminTools) {
+  const { audit, replaceSession } = tools;
   return {
     /**
      * Signing in again from the console: the password, then (when the admin has a second factor)
@@ -202,7 +221,13 @@ export function createAdminService(deps: Deps) {
       }
       return replaceSession(admin, await deps.issueSession(user, meta, 'admin_reauth'));
     },
+  };
+}
 
+/** Keeping the platform running: outgoing mail, failed jobs, health. */
+function createAdminOperations(deps: Deps, tools: AdminTools) {
+  const { audit, requireRecentSignIn } = tools;
+  return {
     /** The mail kept in the outbox; reading it is audited (messages carry personal links). */
     async outbox(admin: AuthenticatedSession, meta: RequestMeta): Promise<OutboxMessage[]> {
       const rows = await deps.outbox.latest(OUTBOX_PAGE);
@@ -231,7 +256,13 @@ export function createAdminService(deps: Deps) {
       ]);
       return { ...base, queue: { ...base.queue, depth }, disk };
     },
+  };
+}
 
+/** Accounts as admins manage them: listed, disabled and enabled, second factor reset, storage limit. */
+function createAdminUsers(deps: Deps, tools: AdminTools) {
+  const { now, toUser, audit, findUser, requireRecentSignIn, statusBeforeDisabling } = tools;
+  return {
     /** Accounts by name or email; listing them is audited (names and emails are personal data). */
     async listUsers(
       admin: AuthenticatedSession,
@@ -337,7 +368,13 @@ export function createAdminService(deps: Deps) {
       });
       return toUser(await findUser(id));
     },
+  };
+}
 
+/** The audit log, read and exported. */
+function createAdminAuditLog(deps: Deps, tools: AdminTools) {
+  const { audit, requireRecentSignIn } = tools;
+  return {
     async auditLog(admin: AuthenticatedSession, query: AuditQuery, meta: RequestMeta) {
       const { page, limit, ...filter } = query;
       const rows = await deps.repo.listAudit(filter, limit + 1, (page - 1) * limit);
@@ -373,12 +410,20 @@ export function createAdminService(deps: Deps) {
       return Readable.from(lines());
     },
   };
+}
 
-  /** Where an enabled account returns: a professional to the verification decision they had. */
-  async function statusBeforeDisabling(u: AdminUserRow): Promise<'active' | 'pending' | 'rejected'> {
-    if (u.role !== 'professional') return 'active';
-    if ((await deps.repo.professionalReviewedAt(u.id)) === null) return 'pending';
-    return u.rejectionReason === null ? 'active' : 'rejected';
-  }
+/**
+ * The admin console: accounts (search, view, disable and enable, reset the second factor, quota),
+ * the audit log (pages and CSV export), the outbox, failed jobs (retry) and a health card. Every
+ * change needs a recent sign-in (`requireRecentSignIn`) and is audited.
+ */
+export function createAdminService(deps: Deps) {
+  const tools = createAdminTools(deps);
+  return {
+    ...createAdminSession(deps, tools),
+    ...createAdminOperations(deps, tools),
+    ...createAdminUsers(deps, tools),
+    ...createAdminAuditLog(deps, tools),
+  };
 }
 export type AdminService = ReturnType<typeof createAdminService>;

@@ -62,7 +62,8 @@ const awaitingAutomatedPart = () =>
     ),
   );
 
-export function createAnalysisRepository(db: Db) {
+/** One order's analysis run: its order and images, queued, attempted, sent, finished. */
+function createAnalysisRunsRepository(db: Db) {
   return {
     async findOrder(orderId: string): Promise<AnalysisOrder | undefined> {
       const [row] = await db
@@ -135,18 +136,6 @@ export function createAnalysisRepository(db: Db) {
         .where(and(eq(analysisRuns.orderId, orderId), eq(analysisRuns.status, 'running')));
     },
 
-    /** Orders handed to a vendor before `sentBefore` whose report never came. */
-    sentBefore(sentBefore: Date): Promise<AnalysisOrder[]> {
-      return db
-        .select(orderColumns)
-        .from(analysisRuns)
-        .innerJoin(orders, eq(orders.id, analysisRuns.orderId))
-        .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
-        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
-        .where(and(eq(analysisRuns.status, 'sent'), lt(analysisRuns.sentAt, sentBefore)))
-        .limit(100);
-    },
-
     async noteError(orderId: string, error: string, at: Date) {
       await db
         .update(analysisRuns)
@@ -157,6 +146,23 @@ export function createAnalysisRepository(db: Db) {
     async findRun(orderId: string) {
       const [row] = await db.select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId)).limit(1);
       return row;
+    },
+  };
+}
+
+/** The orders the periodic sweeps pick up: sent long ago, never queued, undeliverable, awaiting approval. */
+function createAnalysisSweepsRepository(db: Db) {
+  return {
+    /** Orders handed to a vendor before `sentBefore` whose report never came. */
+    sentBefore(sentBefore: Date): Promise<AnalysisOrder[]> {
+      return db
+        .select(orderColumns)
+        .from(analysisRuns)
+        .innerJoin(orders, eq(orders.id, analysisRuns.orderId))
+        .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+        .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+        .where(and(eq(analysisRuns.status, 'sent'), lt(analysisRuns.sentAt, sentBefore)))
+        .limit(100);
     },
 
     /** Paid orders whose automated part was never queued (a lost send): the sweep queues them. */
@@ -219,6 +225,13 @@ export function createAnalysisRepository(db: Db) {
         )
         .limit(100);
     },
+  };
+}
+
+export function createAnalysisRepository(db: Db) {
+  return {
+    ...createAnalysisRunsRepository(db),
+    ...createAnalysisSweepsRepository(db),
   };
 }
 export type AnalysisRepository = ReturnType<typeof createAnalysisRepository>;

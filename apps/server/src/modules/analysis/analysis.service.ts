@@ -1,35 +1,14 @@
 import type { Logger } from 'pino';
-import { storedTransferSyntax } from '../../dicom/transfer-syntax';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AuditOutcome, AuditRecorder } from '../audit';
-import { parseInstance, type ParsedInstance } from '../dicomweb';
 import type { DeliverReport } from '../fulfilment';
 import type { NotificationsService } from '../notifications';
 import { awaitsAutomatedPart } from '../orders';
-import { readInstance } from '../../dicom-archive/instance-location';
-import { renderFitted } from '../thumbnails';
-import { middleInstance } from '../thumbnails';
-import type { AnalysisOrder, AnalysisRepository, StoredInstance } from './analysis.repository';
-import {
-  instanceFacts,
-  pixelStatistics,
-  technicalReport,
-  type InstanceFacts,
-  type SeriesInput,
-} from './technical-summary';
+import type { AnalysisOrder, AnalysisRepository } from './analysis.repository';
 
-/** What fulfilment (modules/fulfilment/report-delivery.ts) turns into a PDF series (and a completed order). */
-export interface AnalysisReport {
-  title: string;
-  automated: boolean;
-  sections: Array<{ heading: string; text: string }>;
-  keyImages?: Array<{ caption: string; jpeg: Buffer }>;
-}
+import { AnalysisImpossibleError, type AnalysisReport, buildStudyReport, errorText } from './study-report';
 
-/** An analysis that no retry can make succeed (no study, no images): the order is refunded at once. */
-export class AnalysisImpossibleError extends Error {
-  override readonly name = 'AnalysisImpossibleError';
-}
+export { AnalysisImpossibleError, type AnalysisReport } from './study-report';
 
 /** Retries of the analysis job (pg-boss, exponential backoff from `delaySeconds`). */
 export const ANALYSIS_RETRY = { limit: 3, delaySeconds: 20 };
@@ -38,8 +17,6 @@ export const ANALYSIS_RETRY = { limit: 3, delaySeconds: 20 };
  * credential lasts as long); then the order is treated like a failed analysis.
  */
 export const VENDOR_REPORT_TIMEOUT_MS = 24 * 3600 * 1000;
-const KEY_IMAGE_SIZE = 512;
-const MAX_KEY_IMAGES = 4;
 
 export interface AnalysisDeps {
   repo: AnalysisRepository;
@@ -70,19 +47,8 @@ export interface AnalysisDeps {
 const deliveryMode = (o: Pick<AnalysisOrder, 'serviceType'>) =>
   o.serviceType === 'Combined' ? ('automated_part' as const) : ('complete' as const);
 
-function errorText(err: unknown): string {
-  const e = err as Error;
-  return `${e?.name ?? 'Error'}: ${String(e?.message ?? err)}`.slice(0, 300);
-}
-
-/**
- * Automated analyses: an honest technical summary of the study (technical-summary.ts) delivered
- * into the study like a professional's report (completing an AI order; a Complete Analysis
- * Package's automated part leaves the order to its professional), or the order sent to the
- * provider's external AI vendor (modules/vendors); and the refunds of orders that cannot be served
- * (an analysis failing after its retries, an order no professional accepted in time).
- */
-export function createAnalysisService(deps: AnalysisDeps) {
+/** Audit records, refunds, and delivering or giving up an order's automated part. */
+function createAnalysisTools(deps: AnalysisDeps) {
   const { repo } = deps;
 
   const audit = (
@@ -101,95 +67,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
       details,
     });
 
-  /** Reads every instance's header, the middle image's pixels and draws the key images. */
-  async function buildReport(studyId: string): Promise<AnalysisReport> {
-    const stored = await repo.instancesOfStudy(studyId);
-    if (stored.length === 0) throw new AnalysisImpossibleError('the study has no stored images');
-    const bySeries = new Map<string, StoredInstance[]>();
-    for (const i of stored) {
-      const list = bySeries.get(i.seriesId);
-      if (list) list.push(i);
-      else bySeries.set(i.seriesId, [i]);
-    }
-    const inputs: SeriesInput[] = [];
-    const keyCandidates: Array<{ caption: string; loc: StoredInstance; size: number }> = [];
-    let unreadable = 0;
-    for (const list of bySeries.values()) {
-      const first = list[0]!;
-      const facts: InstanceFacts[] = [];
-      const middle = middleInstance(list);
-      let middleParsed: ParsedInstance | undefined;
-      for (const loc of list) {
-        let parsed: ParsedInstance;
-        try {
-          parsed = parseInstance(
-            await readInstance(deps.storage, loc),
-            storedTransferSyntax(loc.transferSyntaxUid),
-          );
-        } catch (err) {
-          if ((err as Error)?.name !== 'DicomReadError') throw err;
-          unreadable++;
-          continue;
-        }
-        facts.push(instanceFacts(parsed.ds));
-        if (loc === middle) middleParsed = parsed;
-      }
-      // Slices in the order they lie, whatever order instance numbers gave.
-      facts.sort((a, b) => (a.instanceNumber ?? 0) - (b.instanceNumber ?? 0));
-      inputs.push({
-        seriesNumber: first.seriesNumber,
-        description: first.seriesDescription,
-        modality: first.modality,
-        instances: facts,
-        statistics: middleParsed ? pixelStatistics(middleParsed) : { unavailable: 'middle image unreadable' },
-      });
-      const label = `Series ${first.seriesNumber ?? inputs.length}`;
-      if (list.length >= 3 && bySeries.size === 1) {
-        // One series: its first quarter, middle and last quarter.
-        for (const [at, name] of [
-          [0.25, 'upper quarter'],
-          [0.5, 'middle'],
-          [0.75, 'lower quarter'],
-        ] as const)
-          keyCandidates.push({
-            caption: `${label}, ${name} image (${Math.floor((list.length - 1) * at) + 1} of ${list.length})`,
-            loc: list[Math.floor((list.length - 1) * at)]!,
-            size: list.length,
-          });
-      } else if (middle) {
-        keyCandidates.push({
-          caption: `${label}, middle image (${Math.floor((list.length - 1) / 2) + 1} of ${list.length})`,
-          loc: middle,
-          size: list.length,
-        });
-      }
-    }
-    const report = technicalReport(inputs);
-    if (unreadable > 0)
-      report.sections.splice(2, 0, {
-        heading: 'Unreadable images',
-        text: `${unreadable} stored file(s) could not be read and are not counted above.`,
-      });
-    const keyImages: NonNullable<AnalysisReport['keyImages']> = [];
-    for (const c of keyCandidates.sort((a, b) => b.size - a.size)) {
-      if (keyImages.length >= MAX_KEY_IMAGES) break;
-      try {
-        const jpeg = await renderFitted(
-          await readInstance(deps.storage, c.loc),
-          undefined,
-          'jpeg',
-          KEY_IMAGE_SIZE,
-          KEY_IMAGE_SIZE,
-          deps.maxDecodedBytes,
-        );
-        keyImages.push({ caption: c.caption, jpeg });
-      } catch (err) {
-        // A report without one picture is still a report; the reason is logged, not shown.
-        deps.log.warn({ err: errorText(err) }, 'key image not drawn');
-      }
-    }
-    return { ...report, automated: true, keyImages };
-  }
+  const buildReport = (studyId: string) => buildStudyReport(deps, studyId);
 
   /** Refunds an order that cannot be served and tells the patient (no study details in the message). */
   async function refund(order: AnalysisOrder, reason: string, title: string, description: string) {
@@ -270,6 +148,13 @@ export function createAnalysisService(deps: AnalysisDeps) {
     return 'refunded';
   }
 
+  return { repo, audit, buildReport, refund, queueAutomatedPart, deliverBuiltIn, giveUp };
+}
+type AnalysisTools = ReturnType<typeof createAnalysisTools>;
+
+/** An order's automated part: queued once paid, then run by the job (vendor or built-in report). */
+function createAnalysisRuns(deps: AnalysisDeps, tools: AnalysisTools) {
+  const { repo, audit, buildReport, queueAutomatedPart, deliverBuiltIn, giveUp } = tools;
   return {
     buildReport,
 
@@ -331,7 +216,13 @@ export function createAnalysisService(deps: AnalysisDeps) {
         return giveUp(order, message, log, fromVendor);
       }
     },
+  };
+}
 
+/** The periodic sweeps: orders never queued, vendors silent too long, orders nobody can deliver or accepted in time. */
+function createAnalysisSweeps(deps: AnalysisDeps, tools: AnalysisTools) {
+  const { repo, refund, giveUp } = tools;
+  return {
     /** Paid orders whose automated part was never queued (the process stopped between payment and send). */
     async queueMissed(): Promise<number> {
       let queued = 0;
@@ -406,6 +297,21 @@ export function createAnalysisService(deps: AnalysisDeps) {
       }
       return refunded;
     },
+  };
+}
+
+/**
+ * Automated analyses: an honest technical summary of the study (technical-summary.ts) delivered
+ * into the study like a professional's report (completing an AI order; a Complete Analysis
+ * Package's automated part leaves the order to its professional), or the order sent to the
+ * provider's external AI vendor (modules/vendors); and the refunds of orders that cannot be served
+ * (an analysis failing after its retries, an order no professional accepted in time).
+ */
+export function createAnalysisService(deps: AnalysisDeps) {
+  const tools = createAnalysisTools(deps);
+  return {
+    ...createAnalysisRuns(deps, tools),
+    ...createAnalysisSweeps(deps, tools),
   };
 }
 export type AnalysisService = ReturnType<typeof createAnalysisService>;

@@ -5,14 +5,15 @@ import { mfaChallenges, mfaCodes, mfaRecoveryCodes } from '../../db/schema/index
 export type MfaChallengeRow = typeof mfaChallenges.$inferSelect;
 export type MfaCodeRow = typeof mfaCodes.$inferSelect;
 
-/** Pending sign-ins, their emailed codes and the recovery codes of authenticator users. */
-export function createMfaRepository(db: Db) {
+/** Sign-in challenges: made, found while live, consumed or failed. */
+function createMfaChallengesRepository(db: Db) {
   return {
     async insertChallenge(values: typeof mfaChallenges.$inferInsert): Promise<MfaChallengeRow> {
       const [row] = await db.insert(mfaChallenges).values(values).returning();
       if (!row) throw new Error('challenge insert returned nothing');
       return row;
     },
+
     async findLiveChallenge(tokenHash: string, at: Date): Promise<MfaChallengeRow | undefined> {
       const [row] = await db
         .select()
@@ -27,6 +28,7 @@ export function createMfaRepository(db: Db) {
         .limit(1);
       return row;
     },
+
     /** The newest live challenge of the user opened for this purpose (`firstFactor`), if any. */
     async findLiveChallengeFor(
       userId: string,
@@ -48,6 +50,7 @@ export function createMfaRepository(db: Db) {
         .limit(1);
       return row;
     },
+
     /** Ends the challenge; false if another request already did (one sign-in per challenge). */
     async consumeChallenge(id: string, at: Date): Promise<boolean> {
       const rows = await db
@@ -57,12 +60,14 @@ export function createMfaRepository(db: Db) {
         .returning({ id: mfaChallenges.id });
       return rows.length === 1;
     },
+
     async consumeAllChallenges(userId: string, at: Date): Promise<void> {
       await db
         .update(mfaChallenges)
         .set({ consumedAt: at })
         .where(and(eq(mfaChallenges.userId, userId), isNull(mfaChallenges.consumedAt)));
     },
+
     /** Counts a wrong answer against the challenge and returns the new count. */
     async failChallenge(id: string): Promise<number> {
       const [row] = await db
@@ -72,6 +77,12 @@ export function createMfaRepository(db: Db) {
         .returning({ n: mfaChallenges.failedAttempts });
       return row?.n ?? 0;
     },
+  };
+}
+
+/** The codes a challenge sends, and the account's recovery codes. */
+function createMfaCodesRepository(db: Db) {
+  return {
     /** Replaces any earlier code of the challenge with a new one. */
     async insertCode(values: {
       challengeId: string;
@@ -87,6 +98,7 @@ export function createMfaRepository(db: Db) {
         await tx.insert(mfaCodes).values(values);
       });
     },
+
     async latestCode(challengeId: string): Promise<MfaCodeRow | undefined> {
       const [row] = await db
         .select()
@@ -96,6 +108,7 @@ export function createMfaRepository(db: Db) {
         .limit(1);
       return row;
     },
+
     /** Counts a wrong try; at `maxTries` the code is spent. Returns the new count. */
     async failCode(id: string, maxTries: number, at: Date): Promise<number> {
       const [row] = await db
@@ -108,6 +121,7 @@ export function createMfaRepository(db: Db) {
         .returning({ n: mfaCodes.failedAttempts });
       return row?.n ?? 0;
     },
+
     /** Marks the code used; false if it was already used (a replay). */
     async useCode(id: string, at: Date): Promise<boolean> {
       const rows = await db
@@ -117,6 +131,7 @@ export function createMfaRepository(db: Db) {
         .returning({ id: mfaCodes.id });
       return rows.length === 1;
     },
+
     async replaceRecoveryCodes(userId: string, hashes: string[], at: Date): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId));
@@ -126,6 +141,7 @@ export function createMfaRepository(db: Db) {
             .values(hashes.map((codeHash) => ({ userId, codeHash, createdAt: at })));
       });
     },
+
     /** Uses the matching unused recovery code; false when none matches. */
     async useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<boolean> {
       const rows = await db
@@ -141,6 +157,14 @@ export function createMfaRepository(db: Db) {
         .returning({ id: mfaRecoveryCodes.id });
       return rows.length === 1;
     },
+  };
+}
+
+/** Pending sign-ins, their emailed codes and the recovery codes of authenticator users. */
+export function createMfaRepository(db: Db) {
+  return {
+    ...createMfaChallengesRepository(db),
+    ...createMfaCodesRepository(db),
   };
 }
 export type MfaRepository = ReturnType<typeof createMfaRepository>;

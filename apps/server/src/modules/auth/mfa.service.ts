@@ -65,11 +65,8 @@ function totpFor(secretBase32: string, label: string) {
   });
 }
 
-/**
- * The second factor: a pending sign-in (created after a correct first factor) that only a valid
- * emailed code, authenticator code or recovery code turns into a session.
- */
-export function createMfaService(deps: Deps) {
+/** Audit records, emailed codes, the pending sign-in's challenge, attempt limits and authenticator codes. */
+function createMfaTools(deps: Deps) {
   const { now } = deps;
 
   const audit = (
@@ -153,6 +150,13 @@ export function createMfaService(deps: Deps) {
     return step;
   }
 
+  return { now, audit, sendCode, liveChallenge, enforceLimits, countFailure, checkTotp };
+}
+type MfaTools = ReturnType<typeof createMfaTools>;
+
+/** The second step of signing in: a pending sign-in, its code, a new code. */
+function createMfaSignIn(deps: Deps, tools: MfaTools) {
+  const { now, audit, sendCode, liveChallenge, enforceLimits, countFailure, checkTotp } = tools;
   return {
     /** After a correct first factor: opens a pending sign-in and, for the email method, sends a code. */
     async begin(user: UserRow, meta: RequestMeta, firstFactor: string): Promise<PendingSignIn> {
@@ -253,7 +257,13 @@ export function createMfaService(deps: Deps) {
       await sendCode(challenge, user, meta, 'resend');
       return { message: 'A new verification code has been sent to your email.' };
     },
+  };
+}
 
+/** A fresh proof of identity for a signed-in user (security settings): the code, or one sent by email. */
+function createMfaProof(deps: Deps, tools: MfaTools) {
+  const { now, audit, sendCode, enforceLimits, countFailure, checkTotp } = tools;
+  return {
     /**
      * A second-factor code as a proof of identity for security settings (POST
      * /api/auth/reauthenticate): the authenticator's current code when one is enrolled, otherwise a
@@ -328,7 +338,13 @@ export function createMfaService(deps: Deps) {
       await sendCode(challenge, user, meta, 'reauthenticate');
       return { message: `A verification code has been sent to ${user.email}.` };
     },
+  };
+}
 
+/** An authenticator app: enrolled, confirmed with a first code, removed. */
+function createTotpEnrolment(deps: Deps, tools: MfaTools) {
+  const { now, audit, checkTotp } = tools;
+  return {
     /** Starts authenticator enrolment: a new secret, kept pending until a first code confirms it. */
     async setupTotp(auth: SignedIn, meta: RequestMeta) {
       await deps.requireFreshProof(auth, 'auth.mfa.totp_setup', meta);
@@ -395,6 +411,19 @@ export function createMfaService(deps: Deps) {
       await audit(user, 'auth.mfa.totp_removed', 'success', meta);
       return updated ?? user;
     },
+  };
+}
+
+/**
+ * The second factor: a pending sign-in (created after a correct first factor) that only a valid
+ * emailed code, authenticator code or recovery code turns into a session.
+ */
+export function createMfaService(deps: Deps) {
+  const tools = createMfaTools(deps);
+  return {
+    ...createMfaSignIn(deps, tools),
+    ...createMfaProof(deps, tools),
+    ...createTotpEnrolment(deps, tools),
   };
 }
 export type MfaService = ReturnType<typeof createMfaService>;

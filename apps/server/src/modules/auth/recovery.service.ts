@@ -36,8 +36,8 @@ interface Deps {
   now: () => Date;
 }
 
-/** Forgotten passwords and email ownership: single-use emailed tokens, hashed at rest. */
-export function createRecoveryService(deps: Deps) {
+/** One-time tokens, and the password reset's request and lookup. */
+function createRecoveryTools(deps: Deps) {
   const { now } = deps;
 
   const issueToken = (user: UserRow, purpose: 'password_reset' | 'email_verify', ttlMs: number) =>
@@ -82,6 +82,13 @@ export function createRecoveryService(deps: Deps) {
     return user && user.emailNormalized === normalizeEmail(email) ? { row, user } : undefined;
   }
 
+  return { now, issueToken, requestReset, findResetToken };
+}
+type RecoveryTools = ReturnType<typeof createRecoveryTools>;
+
+/** A forgotten password: the emailed reset, checked and used. */
+function createPasswordReset(deps: Deps, tools: RecoveryTools) {
+  const { now, requestReset, findResetToken } = tools;
   return {
     /**
      * POST /api/auth/forgot-password. The answer is the same, and as fast, whether or not the
@@ -137,7 +144,13 @@ export function createRecoveryService(deps: Deps) {
       await deps.mail.send(user.email, passwordChangedEmail({ appUrl: deps.appUrl }));
       return { message: 'Password reset successful.' };
     },
+  };
+}
 
+/** Confirming an account's email address: the link sent (again), and used. */
+function createEmailVerification(deps: Deps, tools: RecoveryTools) {
+  const { now, issueToken } = tools;
+  return {
     /** A new single-use link proving the user owns the address (older links stop working). */
     async createEmailVerificationLink(
       user: UserRow,
@@ -207,6 +220,15 @@ export function createRecoveryService(deps: Deps) {
       });
       return { message: 'Your email address has been verified.' };
     },
+  };
+}
+
+/** Forgotten passwords and email ownership: single-use emailed tokens, hashed at rest. */
+export function createRecoveryService(deps: Deps) {
+  const tools = createRecoveryTools(deps);
+  return {
+    ...createPasswordReset(deps, tools),
+    ...createEmailVerification(deps, tools),
   };
 }
 export type RecoveryService = ReturnType<typeof createRecoveryService>;

@@ -44,12 +44,8 @@ interface Deps {
   now: () => Date;
 }
 
-/**
- * Proofs of identity for security settings, and the settings that are this module's own: the
- * password and the email address. The rule itself is fresh-proof.ts; the two-factor settings
- * (users.service.ts, mfa.service.ts) and signing out other devices (auth.service.ts) pass it too.
- */
-export function createSecurityService(deps: Deps) {
+/** Audit records, and the proofs a security change asks for: the password, or a Google sign-in. */
+function createSecurityTools(deps: Deps) {
   const { now } = deps;
 
   const audit = (
@@ -111,6 +107,13 @@ export function createSecurityService(deps: Deps) {
     if (now().getTime() - identity.issuedAt.getTime() > FRESH_PROOF_WINDOW_MS) return fail('stale_token');
   }
 
+  return { now, audit, checkPassword, checkGoogle };
+}
+type SecurityTools = ReturnType<typeof createSecurityTools>;
+
+/** Proving it is still the account holder: a code, the password, or Google. */
+function createSecurityProofs(deps: Deps, tools: SecurityTools) {
+  const { now, audit, checkPassword, checkGoogle } = tools;
   return {
     /** POST /api/auth/reauthenticate/code: emails a code to accounts whose second factor is email. */
     sendCode: (auth: SignedIn, meta: RequestMeta) => deps.mfa.sendProofCode(auth, meta),
@@ -138,7 +141,13 @@ export function createSecurityService(deps: Deps) {
         validUntil: new Date(at.getTime() + FRESH_PROOF_WINDOW_MS).toISOString(),
       };
     },
+  };
+}
 
+/** Changing the password. */
+function createPasswordChange(deps: Deps, tools: SecurityTools) {
+  const { now, audit, checkPassword } = tools;
+  return {
     /**
      * POST /api/auth/password. The current password proves it is you; without one (Google-only
      * accounts setting a first password) a recent proof is needed. The other sessions end, pending
@@ -169,7 +178,13 @@ export function createSecurityService(deps: Deps) {
             : `Your password was changed and ${revoked === 1 ? '1 other session was' : `${revoked} other sessions were`} signed out.`,
       };
     },
+  };
+}
 
+/** Changing the email address: asked for, then confirmed from the new address. */
+function createEmailChange(deps: Deps, tools: SecurityTools) {
+  const { now, audit } = tools;
+  return {
     /**
      * POST /api/auth/email: needs a recent proof. A single-use link goes to the new address; the
      * account moves when it is opened (confirmEmailChange). The answer is the same whether or not the
@@ -259,6 +274,20 @@ export function createSecurityService(deps: Deps) {
       await deps.mail.send(user.email, emailChangedEmail({ appUrl: deps.appUrl, newEmail }));
       return { message: `Your email address is now ${newEmail}.` };
     },
+  };
+}
+
+/**
+ * Proofs of identity for security settings, and the settings that are this module's own: the
+ * password and the email address. The rule itself is fresh-proof.ts; the two-factor settings
+ * (users.service.ts, mfa.service.ts) and signing out other devices (auth.service.ts) pass it too.
+ */
+export function createSecurityService(deps: Deps) {
+  const tools = createSecurityTools(deps);
+  return {
+    ...createSecurityProofs(deps, tools),
+    ...createPasswordChange(deps, tools),
+    ...createEmailChange(deps, tools),
   };
 }
 export type SecurityService = ReturnType<typeof createSecurityService>;

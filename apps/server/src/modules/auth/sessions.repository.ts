@@ -20,22 +20,15 @@ export interface SessionCachePort {
   touched(sessionId: string, at: Date): void;
 }
 
-/**
- * Server-side session records, found by the hash of the token the client presents. With a cache,
- * live sessions are answered from memory; every write here evicts what it changed at once (other
- * processes hear of it through the database's change notifications).
- */
-export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
-  const mark = () => cache?.changes.mark() ?? 0;
-  const changed = async (ids: string[], since: number) => {
-    if (cache) await Promise.all(ids.map((id) => cache.changes.session(id, since)));
-  };
+/** Sessions made and found (the live one behind a token read through the cache), and their last use. */
+function createSessionLookupsRepository(db: Db, cache?: SessionCachePort) {
   return {
     async insert(values: typeof sessions.$inferInsert): Promise<SessionRow> {
       const [row] = await db.insert(sessions).values(values).returning();
       if (!row) throw new Error('session insert returned nothing');
       return row;
     },
+
     /** The live session behind a token; `fresh` skips the cache (before ending a session, say). */
     async findActiveByAuthHash(authTokenHash: string, opts: { fresh?: boolean } = {}) {
       if (!opts.fresh) {
@@ -52,6 +45,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
       if (row && cache && readGeneration !== undefined) cache.set(authTokenHash, row, readGeneration);
       return row;
     },
+
     async findActiveByRefreshHash(refreshTokenHash: string) {
       const [row] = await db
         .select()
@@ -60,6 +54,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
         .limit(1);
       return row;
     },
+
     /** The session a refresh token belonged to before it was exchanged, and when that happened. */
     async findRotated(refreshTokenHash: string) {
       const [row] = await db
@@ -69,6 +64,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
         .limit(1);
       return row;
     },
+
     /** Whether the session exists and has not been revoked (signed out, reset, revoked, disabled). */
     async isUnrevoked(id: string): Promise<boolean> {
       const [row] = await db
@@ -78,10 +74,30 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
         .limit(1);
       return Boolean(row);
     },
+
     async touch(id: string, at: Date): Promise<void> {
       await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id));
       cache?.touched(id, at);
     },
+
+    /** The user's sessions not revoked yet (the caller drops idle and expired ones). */
+    async listUnrevokedForUser(userId: string): Promise<SessionRow[]> {
+      return db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .orderBy(desc(sessions.lastSeenAt));
+    },
+  };
+}
+
+/** A live session renewed: a fresh proof of identity, new tokens. Every process's cache hears of it. */
+function createSessionRenewalRepository(db: Db, cache?: SessionCachePort) {
+  const mark = () => cache?.changes.mark() ?? 0;
+  const changed = async (ids: string[], since: number) => {
+    if (cache) await Promise.all(ids.map((id) => cache.changes.session(id, since)));
+  };
+  return {
     /** Records a fresh proof of identity in the session (security settings, fresh-proof.ts). */
     async markReauthenticated(id: string, at: Date): Promise<void> {
       const since = mark();
@@ -95,6 +111,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
         since,
       );
     },
+
     /** Swaps both tokens atomically; fails (returns false) if the old refresh token was already used. */
     async rotate(
       id: string,
@@ -132,6 +149,16 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
       );
       return rows.length === 1;
     },
+  };
+}
+
+/** Sessions ended: one, one of a user's, or all of a user's. Every process's cache hears of it. */
+function createSessionRevocationRepository(db: Db, cache?: SessionCachePort) {
+  const mark = () => cache?.changes.mark() ?? 0;
+  const changed = async (ids: string[], since: number) => {
+    if (cache) await Promise.all(ids.map((id) => cache.changes.session(id, since)));
+  };
+  return {
     async revoke(id: string, reason: string, at = new Date()): Promise<void> {
       const since = mark();
       const rows = await db
@@ -144,14 +171,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
         since,
       );
     },
-    /** The user's sessions not revoked yet (the caller drops idle and expired ones). */
-    async listUnrevokedForUser(userId: string): Promise<SessionRow[]> {
-      return db
-        .select()
-        .from(sessions)
-        .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
-        .orderBy(desc(sessions.lastSeenAt));
-    },
+
     /** Revokes one of this user's sessions; false when it is not theirs or already ended. */
     async revokeForUser(userId: string, id: string, reason: string, at = new Date()): Promise<boolean> {
       const since = mark();
@@ -166,6 +186,7 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
       );
       return rows.length === 1;
     },
+
     /** Revokes every live session of the user, except `exceptId` when given; returns how many. */
     async revokeAllForUser(
       userId: string,
@@ -190,6 +211,19 @@ export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
       );
       return rows.length;
     },
+  };
+}
+
+/**
+ * Server-side session records, found by the hash of the token the client presents. With a cache,
+ * live sessions are answered from memory; every write here evicts what it changed at once (other
+ * processes hear of it through the database's change notifications).
+ */
+export function createSessionsRepository(db: Db, cache?: SessionCachePort) {
+  return {
+    ...createSessionLookupsRepository(db, cache),
+    ...createSessionRenewalRepository(db, cache),
+    ...createSessionRevocationRepository(db, cache),
   };
 }
 export type SessionsRepository = ReturnType<typeof createSessionsRepository>;

@@ -119,6 +119,158 @@ function fallbackKeys(study: ExportStudyRow, se: ExportSeriesRow, inst: ExportIn
   };
 }
 
+/** One stored file of the export, with where it sits (study `si`, series `ei`). */
+interface Item {
+  si: number;
+  ei: number;
+  study: ExportStudyRow;
+  se: ExportSeriesRow;
+  inst: ExportInstanceRow;
+}
+
+/** Where each file goes (DICOM/<study>/<series>/<n>), counted per series for the index page. */
+function filePlacer(listed: IndexStudy[]) {
+  /** Files written per series so far (`si/ei`), for the next File ID and the index. */
+  const written = new Map<string, number>();
+  return (si: number, ei: number, se: ExportSeriesRow) => {
+    const key = `${si}/${ei}`;
+    const n = written.get(key) ?? 0;
+    written.set(key, n + 1);
+    const eDir = seriesDir(ei);
+    const entry = listed[si]!.series.find((x) => x.dir === eDir);
+    if (entry) entry.files++;
+    else
+      listed[si]!.series.push({
+        dir: eDir,
+        modality: se.modality,
+        description: se.seriesDescription,
+        files: 1,
+      });
+    return ['DICOM', studyDir(si), eDir, instanceFile(n)];
+  };
+}
+type PlaceFile = ReturnType<typeof filePlacer>;
+
+/** The studies' files, series by series, so only one series' index rows are in memory. */
+async function* walkFiles(repo: BuildDeps['repo'], studies: ExportStudyRow[]): AsyncGenerator<Item> {
+  for (const [si, study] of studies.entries())
+    for (const [ei, se] of (await repo.seriesOf(study.id)).entries())
+      for (const inst of await repo.instancesOf(se.id)) yield { si, ei, study, se, inst };
+}
+
+/** The files as stored, read ahead; each one's first bytes give its DICOMDIR records' keys. */
+async function* storedFiles(
+  storage: BuildDeps['storage'],
+  items: AsyncGenerator<Item>,
+  place: PlaceFile,
+  dir: DirectoryFile[],
+): AsyncGenerator<ZipEntry> {
+  for await (const { item, bytes } of readingAhead(storage, items, (x) => x.inst, READ_AHEAD)) {
+    const { si, ei, study, se, inst } = item;
+    const fileId = place(si, ei, se);
+    const prefix: Buffer[] = [];
+    yield {
+      name: fileId.join('/'),
+      size: inst.sizeBytes,
+      crc32: inst.crc32,
+      open: async () =>
+        bytes ? oneChunk(await bytes) : keepingPrefix(await openInstance(storage, inst), prefix),
+    };
+    // The entry has been written by now: its first bytes give its records' keys.
+    const head = bytes ? await bytes : Buffer.concat(prefix);
+    dir.push({ fileId, keys: directoryKeysOf(head, fallbackKeys(study, se, inst)) });
+  }
+}
+
+/**
+ * The files de-identified, in one call for the whole export so UIDs stay consistent across its
+ * studies and series; a file that cannot be is left out, with why.
+ */
+async function* deidentifiedFiles(
+  storage: BuildDeps['storage'],
+  deidentify: NonNullable<BuildDeps['deidentify']>,
+  req: BuildRequest,
+  items: AsyncGenerator<Item>,
+  place: PlaceFile,
+  out: { dir: DirectoryFile[]; leftOut: Array<{ what: string; reason: string }> },
+): AsyncGenerator<ZipEntry> {
+  const pending: Item[] = [];
+  async function* inputs(): AsyncGenerator<DeidentifyInput> {
+    for await (const item of items) {
+      pending.push(item);
+      yield {
+        sopInstanceUid: item.inst.sopInstanceUid,
+        transferSyntaxUid: item.inst.transferSyntaxUid,
+        bytes: await readInstance(storage, item.inst),
+      };
+    }
+  }
+  for await (const result of deidentify(inputs(), { ownerId: req.ownerId, exportId: req.exportId })) {
+    const item = pending.shift();
+    if (!item) throw new Error('de-identification gave more results than files');
+    if ('leftOut' in result) {
+      out.leftOut.push({
+        what: `A file of study ${item.si + 1}, series ${item.ei + 1}`,
+        reason: result.leftOut,
+      });
+      continue;
+    }
+    const fileId = place(item.si, item.ei, item.se);
+    yield { name: fileId.join('/'), data: result.bytes };
+    out.dir.push({
+      fileId,
+      keys: directoryKeysOf(result.bytes, fallbackKeys(item.study, item.se, item.inst)),
+    });
+  }
+}
+
+/** What follows the DICOM files: the reports' PDFs, the FHIR Bundle, the history, the index page. */
+async function* companionFiles(
+  storage: BuildDeps['storage'],
+  req: BuildRequest,
+  extras: ExportExtras,
+  index: IndexStudy[],
+  leftOut: Array<{ what: string; reason: string }>,
+): AsyncGenerator<ZipEntry> {
+  const reports: Array<{ title: string; issued: Date; path: string }> = [];
+  for (const r of extras.reports) {
+    const chunks: Buffer[] = [];
+    for await (const c of await storage.get(r.pdfKey)) chunks.push(c as Buffer);
+    const pdf = Buffer.concat(chunks);
+    yield { name: r.path, data: pdf };
+    reports.push({ title: r.title, issued: r.issued, path: r.path });
+  }
+  const otherFiles: Array<{ path: string; description: string }> = [];
+  if (extras.bundle) {
+    yield { name: FHIR_PATH, data: Buffer.from(`${JSON.stringify(extras.bundle, null, 2)}\n`, 'utf8') };
+    otherFiles.push({
+      path: FHIR_PATH,
+      description: 'FHIR R4 Bundle: you (Patient), each study (ImagingStudy), each report',
+    });
+  }
+  for (const h of extras.history) {
+    yield h;
+    otherFiles.push({ path: h.name, description: 'sharing, link, order and access history' });
+  }
+  yield {
+    name: INDEX_PATH,
+    data: indexHtml({
+      createdAt: req.at,
+      deidentified: req.deidentify,
+      studies: index,
+      reports,
+      otherFiles,
+      leftOut,
+    }),
+  };
+}
+
+interface ExportExtras {
+  reports: ExportedReport[];
+  bundle: Bundle | null;
+  history: Array<{ name: string; data: Buffer }>;
+}
+
 /**
  * Lays out one export: the studies as DICOM media (files under DICOM/STnnnnnn/SEnnnnnn/IMnnnnnn and
  * the DICOMDIR that indexes them), the delivered reports' PDFs, the FHIR Bundle, the history and
@@ -129,18 +281,13 @@ export function exportEntries(
   deps: BuildDeps,
   req: BuildRequest,
   studies: ExportStudyRow[],
-  extras: {
-    reports: ExportedReport[];
-    bundle: Bundle | null;
-    history: Array<{ name: string; data: Buffer }>;
-  },
+  extras: ExportExtras,
 ): AsyncGenerator<ZipEntry> {
   const { repo, storage } = deps;
   const leftOut: Array<{ what: string; reason: string }> = [];
 
   async function* entries(): AsyncGenerator<ZipEntry> {
     const dir: DirectoryFile[] = [];
-    const index: IndexStudy[] = [];
     const deidentify = req.deidentify ? deps.deidentify : undefined;
     if (req.deidentify && !deidentify)
       throw new ExportProblem('De-identified exports are not available yet.');
@@ -150,116 +297,13 @@ export function exportEntries(
       dir: studyDir(si),
       series: [],
     }));
-    index.push(...listed);
-    /** Files written per series so far (`si/ei`), for the next File ID and the index. */
-    const written = new Map<string, number>();
-    const place = (si: number, ei: number, se: ExportSeriesRow) => {
-      const key = `${si}/${ei}`;
-      const n = written.get(key) ?? 0;
-      written.set(key, n + 1);
-      const eDir = seriesDir(ei);
-      const entry = listed[si]!.series.find((x) => x.dir === eDir);
-      if (entry) entry.files++;
-      else
-        listed[si]!.series.push({
-          dir: eDir,
-          modality: se.modality,
-          description: se.seriesDescription,
-          files: 1,
-        });
-      return ['DICOM', studyDir(si), eDir, instanceFile(n)];
-    };
-    interface Item {
-      si: number;
-      ei: number;
-      study: ExportStudyRow;
-      se: ExportSeriesRow;
-      inst: ExportInstanceRow;
-    }
-    // Series by series, so only one series' index rows are in memory.
-    async function* walk(): AsyncGenerator<Item> {
-      for (const [si, study] of studies.entries())
-        for (const [ei, se] of (await repo.seriesOf(study.id)).entries())
-          for (const inst of await repo.instancesOf(se.id)) yield { si, ei, study, se, inst };
-    }
-    if (!deidentify) {
-      for await (const { item, bytes } of readingAhead(storage, walk(), (x) => x.inst, READ_AHEAD)) {
-        const { si, ei, study, se, inst } = item;
-        const fileId = place(si, ei, se);
-        const prefix: Buffer[] = [];
-        yield {
-          name: fileId.join('/'),
-          size: inst.sizeBytes,
-          crc32: inst.crc32,
-          open: async () =>
-            bytes ? oneChunk(await bytes) : keepingPrefix(await openInstance(storage, inst), prefix),
-        };
-        // The entry has been written by now: its first bytes give its records' keys.
-        const head = bytes ? await bytes : Buffer.concat(prefix);
-        dir.push({ fileId, keys: directoryKeysOf(head, fallbackKeys(study, se, inst)) });
-      }
-    } else {
-      // One call for the whole export: UIDs stay consistent across its studies and series.
-      const pending: Item[] = [];
-      async function* inputs(): AsyncGenerator<DeidentifyInput> {
-        for await (const item of walk()) {
-          pending.push(item);
-          yield {
-            sopInstanceUid: item.inst.sopInstanceUid,
-            transferSyntaxUid: item.inst.transferSyntaxUid,
-            bytes: await readInstance(storage, item.inst),
-          };
-        }
-      }
-      for await (const out of deidentify(inputs(), { ownerId: req.ownerId, exportId: req.exportId })) {
-        const item = pending.shift();
-        if (!item) throw new Error('de-identification gave more results than files');
-        if ('leftOut' in out) {
-          leftOut.push({
-            what: `A file of study ${item.si + 1}, series ${item.ei + 1}`,
-            reason: out.leftOut,
-          });
-          continue;
-        }
-        const fileId = place(item.si, item.ei, item.se);
-        yield { name: fileId.join('/'), data: out.bytes };
-        dir.push({ fileId, keys: directoryKeysOf(out.bytes, fallbackKeys(item.study, item.se, item.inst)) });
-      }
-    }
+    const place = filePlacer(listed);
+    const items = walkFiles(repo, studies);
+    if (!deidentify) yield* storedFiles(storage, items, place, dir);
+    else yield* deidentifiedFiles(storage, deidentify, req, items, place, { dir, leftOut });
     if (!dir.length) throw new ExportProblem('None of the chosen studies has a file that could be exported.');
     yield { name: DICOMDIR_PATH, data: buildDicomdir(dir) };
-
-    const reports: Array<{ title: string; issued: Date; path: string }> = [];
-    for (const r of extras.reports) {
-      const chunks: Buffer[] = [];
-      for await (const c of await storage.get(r.pdfKey)) chunks.push(c as Buffer);
-      const pdf = Buffer.concat(chunks);
-      yield { name: r.path, data: pdf };
-      reports.push({ title: r.title, issued: r.issued, path: r.path });
-    }
-    const otherFiles: Array<{ path: string; description: string }> = [];
-    if (extras.bundle) {
-      yield { name: FHIR_PATH, data: Buffer.from(`${JSON.stringify(extras.bundle, null, 2)}\n`, 'utf8') };
-      otherFiles.push({
-        path: FHIR_PATH,
-        description: 'FHIR R4 Bundle: you (Patient), each study (ImagingStudy), each report',
-      });
-    }
-    for (const h of extras.history) {
-      yield h;
-      otherFiles.push({ path: h.name, description: 'sharing, link, order and access history' });
-    }
-    yield {
-      name: INDEX_PATH,
-      data: indexHtml({
-        createdAt: req.at,
-        deidentified: req.deidentify,
-        studies: index,
-        reports,
-        otherFiles,
-        leftOut,
-      }),
-    };
+    yield* companionFiles(storage, req, extras, listed, leftOut);
   }
   return entries();
 }

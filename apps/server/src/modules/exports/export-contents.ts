@@ -42,18 +42,81 @@ function actorOf(e: History['access'][number], ownerId: string): string {
   return [e.actorRole ?? 'system', e.actorId ?? ''].filter(Boolean).join(' ');
 }
 
-/** The history files: CSV per kind and one JSON with all of them. */
-export function historyFiles(history: History, ownerId: string): Array<{ name: string; data: Buffer }> {
-  const access = history.access.map((e) => ({
-    at: iso(e.at),
-    actor: actorOf(e, ownerId),
-    action: e.action,
-    outcome: e.outcome,
-    targetType: e.targetType,
-    targetId: e.targetId,
-    via: (e.details as { via?: unknown } | null)?.via ?? null,
-  }));
-  const json = {
+/** HISTORY/links.csv: every study link, its policy and use. */
+function linksCsv(history: History): { name: string; data: Buffer } {
+  return {
+    name: `${HISTORY_DIR}/links.csv`,
+    data: toCsv(
+      [
+        'link_id',
+        'study_id',
+        'mode',
+        'label',
+        'allow_download',
+        'opens',
+        'max_opens',
+        'created_at',
+        'expires_at',
+        'paused_at',
+        'revoked_at',
+        'last_opened_at',
+        'last_recipient',
+      ],
+      history.links.map((l) => [
+        l.id,
+        l.studyId,
+        l.mode,
+        l.label,
+        l.allowDownload,
+        l.opens,
+        l.maxOpens,
+        l.createdAt,
+        l.expiresAt,
+        l.pausedAt,
+        l.revokedAt,
+        l.lastOpenedAt,
+        l.lastRecipient,
+      ]),
+    ),
+  };
+}
+
+/** HISTORY/orders.csv: every order, paid and refunded. */
+function ordersCsv(history: History): { name: string; data: Buffer } {
+  return {
+    name: `${HISTORY_DIR}/orders.csv`,
+    data: toCsv(
+      [
+        'order_id',
+        'study_id',
+        'service',
+        'provider',
+        'status',
+        'cost_cents',
+        'ordered_at',
+        'paid_at',
+        'refunded_at',
+        'refund_reason',
+      ],
+      history.orders.map((o) => [
+        o.id,
+        o.studyId,
+        o.service,
+        o.provider,
+        o.status,
+        o.costCents,
+        o.createdAt,
+        o.paidAt,
+        o.refundedAt,
+        o.refundReason,
+      ]),
+    ),
+  };
+}
+
+/** HISTORY/history.json: the same history with the access events (their actors named). */
+function historyJson(history: History, access: unknown[]) {
+  return {
     shares: history.shares.map((s) => ({
       ...s,
       createdAt: iso(s.createdAt),
@@ -76,6 +139,19 @@ export function historyFiles(history: History, ownerId: string): Array<{ name: s
     })),
     access,
   };
+}
+
+/** The history files: CSV per kind and one JSON with all of them. */
+export function historyFiles(history: History, ownerId: string): Array<{ name: string; data: Buffer }> {
+  const access = history.access.map((e) => ({
+    at: iso(e.at),
+    actor: actorOf(e, ownerId),
+    action: e.action,
+    outcome: e.outcome,
+    targetType: e.targetType,
+    targetId: e.targetId,
+    via: (e.details as { via?: unknown } | null)?.via ?? null,
+  }));
   return [
     {
       name: `${HISTORY_DIR}/shares.csv`,
@@ -84,70 +160,8 @@ export function historyFiles(history: History, ownerId: string): Array<{ name: s
         history.shares.map((s) => [s.id, s.studyId, s.email, s.createdAt, s.revokedAt, s.firstOpenedAt]),
       ),
     },
-    {
-      name: `${HISTORY_DIR}/links.csv`,
-      data: toCsv(
-        [
-          'link_id',
-          'study_id',
-          'mode',
-          'label',
-          'allow_download',
-          'opens',
-          'max_opens',
-          'created_at',
-          'expires_at',
-          'paused_at',
-          'revoked_at',
-          'last_opened_at',
-          'last_recipient',
-        ],
-        history.links.map((l) => [
-          l.id,
-          l.studyId,
-          l.mode,
-          l.label,
-          l.allowDownload,
-          l.opens,
-          l.maxOpens,
-          l.createdAt,
-          l.expiresAt,
-          l.pausedAt,
-          l.revokedAt,
-          l.lastOpenedAt,
-          l.lastRecipient,
-        ]),
-      ),
-    },
-    {
-      name: `${HISTORY_DIR}/orders.csv`,
-      data: toCsv(
-        [
-          'order_id',
-          'study_id',
-          'service',
-          'provider',
-          'status',
-          'cost_cents',
-          'ordered_at',
-          'paid_at',
-          'refunded_at',
-          'refund_reason',
-        ],
-        history.orders.map((o) => [
-          o.id,
-          o.studyId,
-          o.service,
-          o.provider,
-          o.status,
-          o.costCents,
-          o.createdAt,
-          o.paidAt,
-          o.refundedAt,
-          o.refundReason,
-        ]),
-      ),
-    },
+    linksCsv(history),
+    ordersCsv(history),
     {
       name: `${HISTORY_DIR}/access.csv`,
       data: toCsv(
@@ -155,7 +169,10 @@ export function historyFiles(history: History, ownerId: string): Array<{ name: s
         access.map((a) => [a.at, a.actor, a.action, a.outcome, a.targetType, a.targetId, a.via]),
       ),
     },
-    { name: `${HISTORY_DIR}/history.json`, data: Buffer.from(`${JSON.stringify(json, null, 2)}\n`, 'utf8') },
+    {
+      name: `${HISTORY_DIR}/history.json`,
+      data: Buffer.from(`${JSON.stringify(historyJson(history, access), null, 2)}\n`, 'utf8'),
+    },
   ];
 }
 

@@ -76,11 +76,11 @@ const studyColumns = {
   sizeBytes: studies.sizeBytes,
 };
 
-/** Exports and what they are built from: the owner's studies, their files and their history. */
-export function createExportsRepository(db: Db) {
-  const ownLive = (ownerId: string) =>
-    and(eq(studies.ownerId, ownerId), eq(studies.processStatus, 'completed'), isNull(studies.deletingSince));
+const ownLive = (ownerId: string) =>
+  and(eq(studies.ownerId, ownerId), eq(studies.processStatus, 'completed'), isNull(studies.deletingSince));
 
+/** What an export holds: the owner's studies, their series and files. */
+function createExportContentsRepository(db: Db) {
   return {
     /** The owner's studies that an export may hold, oldest study first. */
     ownStudies(ownerId: string, ids?: string[]): Promise<ExportStudyRow[]> {
@@ -124,9 +124,12 @@ export function createExportsRepository(db: Db) {
         .where(eq(instances.seriesId, seriesId))
         .orderBy(asc(instances.instanceNumber), asc(instances.sopInstanceUid));
     },
+  };
+}
 
-    // ---- History (what the export's HISTORY folder holds) ----
-
+/** What the export's HISTORY folder holds: shares, links, orders and access events of its studies. */
+function createExportHistoryRepository(db: Db) {
+  return {
     sharesOf(studyIds: string[]) {
       if (!studyIds.length) return Promise.resolve([]);
       return db
@@ -208,9 +211,12 @@ export function createExportsRepository(db: Db) {
         .orderBy(asc(auditEvents.at), asc(auditEvents.id))
         .limit(HISTORY_EVENTS_LIMIT);
     },
+  };
+}
 
-    // ---- Export rows ----
-
+/** Export rows: queued, built, ready, failed, expired. */
+function createExportRowsRepository(db: Db) {
+  return {
     /** A new queued export; null when the owner already has one queued or building. */
     async insert(row: {
       ownerId: string;
@@ -310,6 +316,15 @@ export function createExportsRepository(db: Db) {
         )
         .limit(500);
     },
+  };
+}
+
+/** Exports and what they are built from: the owner's studies, their files and their history. */
+export function createExportsRepository(db: Db) {
+  return {
+    ...createExportContentsRepository(db),
+    ...createExportHistoryRepository(db),
+    ...createExportRowsRepository(db),
   };
 }
 export type ExportsRepository = ReturnType<typeof createExportsRepository>;

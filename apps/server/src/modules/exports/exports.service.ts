@@ -77,14 +77,8 @@ export function toExportDto(row: ExportRow): DataExport {
   };
 }
 
-/**
- * 'Export my data': a patient's own studies, reports, FHIR Bundle and history in one ZIP, built by
- * the build-export job and kept EXPORT_KEEP_DAYS days. Only the owner ever sees an export: anyone
- * else (an admin, a professional with an order for the study) gets the same 404 as for a missing
- * one. One export at a time per user (a partial unique index holds it across processes). Nothing
- * counts against the storage quota.
- */
-export function createExportsService(deps: ExportsServiceDeps) {
+/** Audit records, and an export found, expired or failed. */
+function createExportTools(deps: ExportsServiceDeps) {
   const { repo, storage } = deps;
 
   async function audit(
@@ -134,6 +128,13 @@ export function createExportsService(deps: ExportsServiceDeps) {
     await repo.markFailed(id, message, deps.now());
   }
 
+  return { repo, storage, audit, expire, current, ownExport, fail };
+}
+type ExportTools = ReturnType<typeof createExportTools>;
+
+/** The owner asks for an export and follows it. */
+function createExportRequests(deps: ExportsServiceDeps, tools: ExportTools) {
+  const { repo, audit, current, ownExport, fail } = tools;
   return {
     async create(
       auth: AuthenticatedSession,
@@ -197,7 +198,13 @@ export function createExportsService(deps: ExportsServiceDeps) {
       const rows = await repo.listFor(auth.user.id);
       return (await Promise.all(rows.map(current))).map(toExportDto);
     },
+  };
+}
 
+/** An export's archive files: downloaded while ready, deleted once expired or abandoned. */
+function createExportFiles(deps: ExportsServiceDeps, tools: ExportTools) {
+  const { repo, storage, audit, expire, ownExport, fail } = tools;
+  return {
     /**
      * One file of a ready export: its length and a stream of the asked range (resume). Audited on
      * every request, with the range, so a resumed download shows as its parts.
@@ -245,6 +252,34 @@ export function createExportsService(deps: ExportsServiceDeps) {
       };
     },
 
+    /** expire-exports: deletes expired exports' files and cleans up builds whose process stopped. */
+    async cleanup(log: Logger): Promise<{ expired: number; abandoned: number }> {
+      const now = deps.now();
+      const due = await repo.due(now, new Date(now.getTime() - EXPORT_STALLED_AFTER_MS));
+      let expired = 0;
+      let abandoned = 0;
+      for (const row of due) {
+        try {
+          if (row.status === 'ready') {
+            await expire(row);
+            expired++;
+          } else {
+            await fail(row.id, 'The export stopped before it finished. Please start it again.');
+            abandoned++;
+          }
+        } catch (err) {
+          log.error({ err, exportId: row.id }, 'could not clean up an export');
+        }
+      }
+      return { expired, abandoned };
+    },
+  };
+}
+
+/** The job that builds an export's archive. */
+function createExportBuild(deps: ExportsServiceDeps, tools: ExportTools) {
+  const { repo, storage, fail } = tools;
+  return {
     /** The build-export job: lays out the archive and streams it into storage, reporting progress. */
     async build(exportId: string, log: Logger): Promise<void> {
       const row = await repo.startBuilding(exportId, deps.now());
@@ -337,28 +372,22 @@ export function createExportsService(deps: ExportsServiceDeps) {
         });
       }
     },
+  };
+}
 
-    /** expire-exports: deletes expired exports' files and cleans up builds whose process stopped. */
-    async cleanup(log: Logger): Promise<{ expired: number; abandoned: number }> {
-      const now = deps.now();
-      const due = await repo.due(now, new Date(now.getTime() - EXPORT_STALLED_AFTER_MS));
-      let expired = 0;
-      let abandoned = 0;
-      for (const row of due) {
-        try {
-          if (row.status === 'ready') {
-            await expire(row);
-            expired++;
-          } else {
-            await fail(row.id, 'The export stopped before it finished. Please start it again.');
-            abandoned++;
-          }
-        } catch (err) {
-          log.error({ err, exportId: row.id }, 'could not clean up an export');
-        }
-      }
-      return { expired, abandoned };
-    },
+/**
+ * 'Export my data': a patient's own studies, reports, FHIR Bundle and history in one ZIP, built by
+ * the build-export job and kept EXPORT_KEEP_DAYS days. Only the owner ever sees an export: anyone
+ * else (an admin, a professional with an order for the study) gets the same 404 as for a missing
+ * one. One export at a time per user (a partial unique index holds it across processes). Nothing
+ * counts against the storage quota.
+ */
+export function createExportsService(deps: ExportsServiceDeps) {
+  const tools = createExportTools(deps);
+  return {
+    ...createExportRequests(deps, tools),
+    ...createExportFiles(deps, tools),
+    ...createExportBuild(deps, tools),
   };
 }
 export type ExportsService = ReturnType<typeof createExportsService>;

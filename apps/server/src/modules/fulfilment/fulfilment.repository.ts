@@ -54,57 +54,59 @@ export interface ReportInstance {
   storageKey: string;
 }
 
-/** Data access of order fulfilment: professionals' work lists, acceptance, delivered reports. */
-export function createFulfilmentRepository(db: Db) {
-  const views = () =>
-    db
-      .select({
-        order: orders,
-        service: {
-          id: analysisServices.id,
-          name: analysisServices.name,
-          type: analysisServices.type,
-          supportedModalities: analysisServices.supportedModalities,
-          requiredData: analysisServices.requiredData,
-        },
-        provider: { id: providers.id, name: providers.name, linkedUserId: providers.linkedUserId },
-        fulfilment: orderFulfilments,
-        study: {
-          id: studies.id,
-          ownerId: studies.ownerId,
-          studyDate: studies.studyDate,
-          modalities: studies.modalities,
-          seriesCount: studies.seriesCount,
-          instanceCount: studies.instanceCount,
-          bodyPart: studies.bodyPart,
-        },
-      })
-      .from(orders)
-      .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
-      .innerJoin(providers, eq(providers.id, orders.providerId))
-      .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
-      .leftJoin(studies, and(eq(studies.id, orders.studyId), isNull(studies.deletingSince)));
-  const toView = (r: {
-    order: OrderRow;
-    service: FulfilmentView['service'];
-    provider: FulfilmentView['provider'];
-    fulfilment: FulfilmentRow | null;
-    study: FulfilmentView['study'] | { id: null };
-  }): FulfilmentView => ({
-    ...r,
-    fulfilment: r.fulfilment?.orderId ? r.fulfilment : null,
-    study: r.study?.id ? (r.study as FulfilmentView['study']) : null,
-  });
+/** Orders as their fulfilment shows them: with service, provider, fulfilment and study. */
+const views = (db: Db) =>
+  db
+    .select({
+      order: orders,
+      service: {
+        id: analysisServices.id,
+        name: analysisServices.name,
+        type: analysisServices.type,
+        supportedModalities: analysisServices.supportedModalities,
+        requiredData: analysisServices.requiredData,
+      },
+      provider: { id: providers.id, name: providers.name, linkedUserId: providers.linkedUserId },
+      fulfilment: orderFulfilments,
+      study: {
+        id: studies.id,
+        ownerId: studies.ownerId,
+        studyDate: studies.studyDate,
+        modalities: studies.modalities,
+        seriesCount: studies.seriesCount,
+        instanceCount: studies.instanceCount,
+        bodyPart: studies.bodyPart,
+      },
+    })
+    .from(orders)
+    .innerJoin(analysisServices, eq(analysisServices.id, orders.serviceId))
+    .innerJoin(providers, eq(providers.id, orders.providerId))
+    .leftJoin(orderFulfilments, eq(orderFulfilments.orderId, orders.id))
+    .leftJoin(studies, and(eq(studies.id, orders.studyId), isNull(studies.deletingSince)));
 
+const toView = (r: {
+  order: OrderRow;
+  service: FulfilmentView['service'];
+  provider: FulfilmentView['provider'];
+  fulfilment: FulfilmentRow | null;
+  study: FulfilmentView['study'] | { id: null };
+}): FulfilmentView => ({
+  ...r,
+  fulfilment: r.fulfilment?.orderId ? r.fulfilment : null,
+  study: r.study?.id ? (r.study as FulfilmentView['study']) : null,
+});
+
+/** Orders as the professional sees them, and the study a reading goes into. */
+function createFulfilmentViewsRepository(db: Db) {
   return {
     async findView(orderId: string): Promise<FulfilmentView | undefined> {
-      const [row] = await views().where(eq(orders.id, orderId)).limit(1);
+      const [row] = await views(db).where(eq(orders.id, orderId)).limit(1);
       return row ? toView(row) : undefined;
     },
 
     /** Orders a professional's linked providers received once paid (never those waiting for payment). */
     async listForProfessional(userId: string): Promise<FulfilmentView[]> {
-      const rows = await views()
+      const rows = await views(db)
         .where(
           and(
             eq(providers.linkedUserId, userId),
@@ -135,7 +137,12 @@ export function createFulfilmentRepository(db: Db) {
         .where(eq(series.studyId, studyId));
       return Math.max(Number(row?.max ?? 0), 999) + 1;
     },
+  };
+}
 
+/** An order's steps by its professional: accepted, declined, drafted, pointed at another study. */
+function createFulfilmentStepsRepository(db: Db) {
+  return {
     /** pending_approval → in_progress by the professional the order's provider is linked to. */
     async accept(orderId: string, professionalId: string, at: Date): Promise<boolean> {
       return db.transaction(async (tx) => {
@@ -228,7 +235,12 @@ export function createFulfilmentRepository(db: Db) {
         .returning({ id: orders.id });
       return !!row;
     },
+  };
+}
 
+/** A reading's delivery, in one transaction. */
+function createDeliveryRepository(db: Db) {
+  return {
     /**
      * Indexes the report instance as a new series of the order's study, charges its bytes to the
      * study's owner, and (`completeOrder`) completes the order, in one transaction. Touching the
@@ -323,6 +335,15 @@ export function createFulfilmentRepository(db: Db) {
         return true;
       });
     },
+  };
+}
+
+/** Data access of order fulfilment: professionals' work lists, acceptance, delivered reports. */
+export function createFulfilmentRepository(db: Db) {
+  return {
+    ...createFulfilmentViewsRepository(db),
+    ...createFulfilmentStepsRepository(db),
+    ...createDeliveryRepository(db),
   };
 }
 export type FulfilmentRepository = ReturnType<typeof createFulfilmentRepository>;

@@ -95,13 +95,8 @@ function toProfessionalOrder(v: FulfilmentView): ProfessionalOrder {
   };
 }
 
-/**
- * What happens to a paid order: the professional its provider is linked to accepts or declines it
- * (a decline refunds in full), reads the study while the order is in progress (the access rule in
- * access.repository.ts) and delivers the report (report-delivery.ts); a patient whose study lacks
- * what the service needs attaches another of theirs; the delivered report can be opened as a PDF.
- */
-export function createFulfilmentService(deps: FulfilmentDeps) {
+/** Audit records, and the professional's orders found as the rules of who may act on them say. */
+function createFulfilmentTools(deps: FulfilmentDeps) {
   const { repo } = deps;
 
   const record = actorAudit(deps.audit);
@@ -143,6 +138,13 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
     return view;
   }
 
+  return { repo, record, audit, requireAssigned, requireWorking, requireOwn };
+}
+type FulfilmentTools = ReturnType<typeof createFulfilmentTools>;
+
+/** The professional's orders: listed, read, accepted or declined. */
+function createFulfilmentInbox(deps: FulfilmentDeps, tools: FulfilmentTools) {
+  const { repo, audit, requireAssigned } = tools;
   return {
     /** GET /api/professional/orders: My Orders; the one 404 for anyone but a professional. */
     async listMine(actor: Actor, meta: RequestMeta): Promise<ProfessionalOrder[]> {
@@ -192,7 +194,13 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
       });
       return toProfessionalOrder((await repo.findView(orderId))!);
     },
+  };
+}
 
+/** Working on an accepted order: the draft, the delivered reading, its report, and the study it reads. */
+function createFulfilmentWork(deps: FulfilmentDeps, tools: FulfilmentTools) {
+  const { repo, audit, requireWorking, requireOwn } = tools;
+  return {
     async saveDraft(
       actor: Actor,
       orderId: string,
@@ -292,6 +300,20 @@ export function createFulfilmentService(deps: FulfilmentDeps) {
             : '',
       };
     },
+  };
+}
+
+/**
+ * What happens to a paid order: the professional its provider is linked to accepts or declines it
+ * (a decline refunds in full), reads the study while the order is in progress (the access rule in
+ * access.repository.ts) and delivers the report (report-delivery.ts); a patient whose study lacks
+ * what the service needs attaches another of theirs; the delivered report can be opened as a PDF.
+ */
+export function createFulfilmentService(deps: FulfilmentDeps) {
+  const tools = createFulfilmentTools(deps);
+  return {
+    ...createFulfilmentInbox(deps, tools),
+    ...createFulfilmentWork(deps, tools),
   };
 }
 export type FulfilmentService = ReturnType<typeof createFulfilmentService>;

@@ -46,6 +46,57 @@ export const automatedPartPdfKey = (orderId: string) => `reports/${orderId}/auto
 const reportDicomKey = (orderId: string, sopUid: string) => `reports/${orderId}/${sopUid}.dcm`;
 const OPEN_STATUSES = ['pending_approval', 'in_progress'];
 
+/** After a delivery committed: its audit record, the patient told, and a completed order ended. */
+async function announceDelivery(
+  deps: ReportDeliveryDeps,
+  d: {
+    orderId: string;
+    userId: string;
+    serviceName: string;
+    studyId: string;
+    report: ReportContent;
+    completeOrder: boolean;
+    actor: DeliveryOptions['actor'] | null;
+    dicom: ReturnType<typeof buildEncapsulatedPdf>;
+    pdfBytes: number;
+  },
+): Promise<void> {
+  await deps.audit({
+    actorId: d.actor?.id ?? null,
+    actorRole: d.actor?.role ?? null,
+    action: 'order.report_delivered',
+    outcome: 'success',
+    targetType: 'order',
+    targetId: d.orderId,
+    details: {
+      studyId: d.studyId,
+      automated: d.report.automated,
+      mode: d.completeOrder ? 'complete' : 'automated_part',
+      seriesInstanceUid: d.dicom.seriesInstanceUid,
+      sopInstanceUid: d.dicom.sopInstanceUid,
+      pdfBytes: d.pdfBytes,
+      dicomBytes: d.dicom.bytes.length,
+    },
+  });
+  if (!d.completeOrder) {
+    // The professional opening the study sees the series; the patient is told it arrived.
+    await deps.notifications.notify(d.userId, {
+      type: 'analysis',
+      title: 'Automated analysis ready',
+      description: `The automated part of your ${d.serviceName} order is ready and has been added to your study. The professional's reading follows.`,
+      path: '/services/purchased',
+    });
+    return;
+  }
+  await deps.notifications.notify(d.userId, {
+    type: 'analysis',
+    title: 'Analysis completed',
+    description: `Your ${d.serviceName} order is complete. The report has been added to your study.`,
+    path: '/services/purchased',
+  });
+  await deps.events?.emit('ended', { orderId: d.orderId, status: 'completed' });
+}
+
 /**
  * `deliverReport(orderId, report)`: renders the report as a PDF, stores it, adds it to the order's
  * study as a DICOM Encapsulated PDF instance in a series of its own (indexed and charged to the
@@ -120,40 +171,17 @@ export function createReportDelivery(deps: ReportDeliveryDeps) {
       if (!done) await deps.storage.delete(dicomKey).catch(() => undefined);
     }
     if (!done) throw new AppError('CONFLICT', refused);
-    await deps.audit({
-      actorId: actor?.id ?? null,
-      actorRole: actor?.role ?? null,
-      action: 'order.report_delivered',
-      outcome: 'success',
-      targetType: 'order',
-      targetId: orderId,
-      details: {
-        studyId: study.id,
-        automated: report.automated,
-        mode: completeOrder ? 'complete' : 'automated_part',
-        seriesInstanceUid: dicom.seriesInstanceUid,
-        sopInstanceUid: dicom.sopInstanceUid,
-        pdfBytes: pdf.length,
-        dicomBytes: dicom.bytes.length,
-      },
+    await announceDelivery(deps, {
+      orderId,
+      userId: view.order.userId,
+      serviceName: view.service.name,
+      studyId: study.id,
+      report,
+      completeOrder,
+      actor,
+      dicom,
+      pdfBytes: pdf.length,
     });
-    if (!completeOrder) {
-      // The professional opening the study sees the series; the patient is told it arrived.
-      await deps.notifications.notify(view.order.userId, {
-        type: 'analysis',
-        title: 'Automated analysis ready',
-        description: `The automated part of your ${view.service.name} order is ready and has been added to your study. The professional's reading follows.`,
-        path: '/services/purchased',
-      });
-      return;
-    }
-    await deps.notifications.notify(view.order.userId, {
-      type: 'analysis',
-      title: 'Analysis completed',
-      description: `Your ${view.service.name} order is complete. The report has been added to your study.`,
-      path: '/services/purchased',
-    });
-    await deps.events?.emit('ended', { orderId, status: 'completed' });
   }
 
   return {

@@ -90,12 +90,8 @@ export interface HelpDeps {
 
 type Actor = { id: string; role: string | null };
 
-/**
- * The help centre: published articles for every signed-in user (/help), and their authoring by
- * admins (Admin → Help articles). Article HTML is sanitised here on every save, seed content
- * included, so what the API returns is always safe to render.
- */
-export function createHelpService(deps: HelpDeps) {
+/** Audit records, an article's stored columns (as edited or seeded), and a live article by id. */
+function createHelpTools(deps: HelpDeps) {
   const { repo, storage } = deps;
 
   const record = actorAudit(deps.audit);
@@ -134,6 +130,13 @@ export function createHelpService(deps: HelpDeps) {
     return { ...rest, published, seedKey: seed.key, createdAt: updatedAt, updatedAt, publishedAt: updatedAt };
   }
 
+  return { repo, storage, record, audit, columns, requireLive, seedRow };
+}
+type HelpTools = ReturnType<typeof createHelpTools>;
+
+/** The Help Center as everyone reads it: articles, categories, counts and screenshots, seeded on first start. */
+function createHelpReading(deps: HelpDeps, tools: HelpTools) {
+  const { repo, storage, seedRow } = tools;
   return {
     /**
      * First start (and every start after, from seed.ts): adds the seeded articles still missing.
@@ -203,146 +206,180 @@ export function createHelpService(deps: HelpDeps) {
         contentType: name.endsWith('.png') ? 'image/png' : 'image/webp',
       };
     },
+  };
+}
 
-    admin: {
-      /** Every article, drafts included. */
-      async list(): Promise<AdminHelpArticle[]> {
-        return (await repo.listAll()).map(toAdminArticle);
-      },
-
-      async get(id: string): Promise<AdminHelpArticle> {
-        return toAdminArticle(await requireLive(id));
-      },
-
-      // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
-      ...adminChanges(deps.requireRecentSignIn, 'help.admin_change', {
-        async create(
-          actor: RecentAdmin,
-          input: HelpArticleInput,
-          meta: RequestMeta,
-        ): Promise<AdminHelpArticle> {
-          const at = deps.now();
-          const values = columns(input);
-          const row = await repo.insert({
-            ...values,
-            createdBy: actor.id,
-            updatedBy: actor.id,
-            createdAt: at,
-            updatedAt: at,
-            publishedAt: values.published ? at : null,
-          });
-          await audit(actor, 'help.article_create', row.id, meta, {
-            published: row.published,
-            featured: row.featured,
-          });
-          return toAdminArticle(row);
-        },
-
-        async update(
-          actor: RecentAdmin,
-          id: string,
-          input: HelpArticleInput,
-          meta: RequestMeta,
-        ): Promise<AdminHelpArticle> {
-          const before = await requireLive(id);
-          const at = deps.now();
-          const values = columns(input);
-          const row = await repo.update(before.id, {
-            ...values,
-            updatedBy: actor.id,
-            updatedAt: at,
-            publishedAt: values.published ? (before.publishedAt ?? at) : null,
-          });
-          if (!row) throw new AppError('NOT_FOUND', ARTICLE_NOT_FOUND);
-          await audit(actor, 'help.article_update', row.id, meta, {
-            published: row.published,
-            featured: row.featured,
-          });
-          return toAdminArticle(row);
-        },
-
-        /** Publish, unpublish, feature or unfeature. */
-        async patch(
-          actor: RecentAdmin,
-          id: string,
-          patch: HelpArticlePatch,
-          meta: RequestMeta,
-        ): Promise<AdminHelpArticle> {
-          const before = await requireLive(id);
-          const at = deps.now();
-          const changes: Partial<NewHelpArticleRow> = { updatedBy: actor.id, updatedAt: at };
-          if (patch.featured !== undefined) changes.featured = patch.featured;
-          if (patch.published !== undefined) {
-            changes.published = patch.published;
-            changes.publishedAt = patch.published ? (before.publishedAt ?? at) : null;
-          }
-          const row = await repo.update(before.id, changes);
-          if (!row) throw new AppError('NOT_FOUND', ARTICLE_NOT_FOUND);
-          if (patch.published !== undefined && patch.published !== before.published)
-            await audit(
-              actor,
-              patch.published ? 'help.article_publish' : 'help.article_unpublish',
-              row.id,
-              meta,
-            );
-          if (patch.featured !== undefined && patch.featured !== before.featured)
-            await audit(
-              actor,
-              patch.featured ? 'help.article_feature' : 'help.article_unfeature',
-              row.id,
-              meta,
-            );
-          return toAdminArticle(row);
-        },
-
-        /** Takes an article off the help centre for good (a seeded one is not put back on restart). */
-        async delete(actor: RecentAdmin, id: string, meta: RequestMeta): Promise<void> {
-          const before = await requireLive(id);
-          const at = deps.now();
-          await repo.update(before.id, { deletedAt: at, updatedBy: actor.id, published: false });
-          await audit(actor, 'help.article_delete', before.id, meta);
-        },
-
-        /**
-         * Stores an uploaded picture for an article. It is decoded and re-encoded as WebP (no wider
-         * or taller than 1600 px, metadata dropped), so only pixels are ever stored: a file that only
-         * claims to be an image, an SVG with script, or a photo's GPS tags never reach a reader.
-         */
-        async uploadImage(actor: RecentAdmin, body: unknown, meta: RequestMeta): Promise<{ url: string }> {
-          if (!Buffer.isBuffer(body) || body.length === 0)
-            throw new AppError('BAD_REQUEST', 'Choose a picture to upload.');
-          let webp: Buffer;
-          try {
-            webp = await sharp(body, { limitInputPixels: 40_000_000, animated: false })
-              .rotate()
-              .resize({
-                width: IMAGE_MAX_SIDE,
-                height: IMAGE_MAX_SIDE,
-                fit: 'inside',
-                withoutEnlargement: true,
-              })
-              .webp({ quality: 82 })
-              .toBuffer();
-          } catch {
-            throw new AppError('UNPROCESSABLE', IMAGE_UNUSABLE);
-          }
-          const name = `${randomUUID()}.webp`;
-          await storage.put(imageKey(name), webp, { contentType: 'image/webp', size: webp.length });
-          await deps.audit({
-            actorId: actor.id,
-            actorRole: actor.role,
-            action: 'help.image_upload',
-            outcome: 'success',
-            targetType: 'help_image',
-            targetId: name,
-            requestId: meta.requestId,
-            ip: meta.ip,
-            details: { bytes: webp.length },
-          });
-          return { url: `${HELP_IMAGE_PATH}${name}` };
-        },
-      }),
+/** Every article as admins see it, drafts included, and the articles they write, change and delete. */
+function createHelpArticlesAdmin(deps: HelpDeps, tools: HelpTools) {
+  const { repo, audit, columns, requireLive } = tools;
+  return {
+    /** Every article, drafts included. */
+    async list(): Promise<AdminHelpArticle[]> {
+      return (await repo.listAll()).map(toAdminArticle);
     },
+
+    async get(id: string): Promise<AdminHelpArticle> {
+      return toAdminArticle(await requireLive(id));
+    },
+
+    // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
+    ...adminChanges(deps.requireRecentSignIn, 'help.admin_change', {
+      async create(
+        actor: RecentAdmin,
+        input: HelpArticleInput,
+        meta: RequestMeta,
+      ): Promise<AdminHelpArticle> {
+        const at = deps.now();
+        const values = columns(input);
+        const row = await repo.insert({
+          ...values,
+          createdBy: actor.id,
+          updatedBy: actor.id,
+          createdAt: at,
+          updatedAt: at,
+          publishedAt: values.published ? at : null,
+        });
+        await audit(actor, 'help.article_create', row.id, meta, {
+          published: row.published,
+          featured: row.featured,
+        });
+        return toAdminArticle(row);
+      },
+
+      async update(
+        actor: RecentAdmin,
+        id: string,
+        input: HelpArticleInput,
+        meta: RequestMeta,
+      ): Promise<AdminHelpArticle> {
+        const before = await requireLive(id);
+        const at = deps.now();
+        const values = columns(input);
+        const row = await repo.update(before.id, {
+          ...values,
+          updatedBy: actor.id,
+          updatedAt: at,
+          publishedAt: values.published ? (before.publishedAt ?? at) : null,
+        });
+        if (!row) throw new AppError('NOT_FOUND', ARTICLE_NOT_FOUND);
+        await audit(actor, 'help.article_update', row.id, meta, {
+          published: row.published,
+          featured: row.featured,
+        });
+        return toAdminArticle(row);
+      },
+
+      /** Publish, unpublish, feature or unfeature. */
+      async patch(
+        actor: RecentAdmin,
+        id: string,
+        patch: HelpArticlePatch,
+        meta: RequestMeta,
+      ): Promise<AdminHelpArticle> {
+        const before = await requireLive(id);
+        const at = deps.now();
+        const changes: Partial<NewHelpArticleRow> = { updatedBy: actor.id, updatedAt: at };
+        if (patch.featured !== undefined) changes.featured = patch.featured;
+        if (patch.published !== undefined) {
+          changes.published = patch.published;
+          changes.publishedAt = patch.published ? (before.publishedAt ?? at) : null;
+        }
+        const row = await repo.update(before.id, changes);
+        if (!row) throw new AppError('NOT_FOUND', ARTICLE_NOT_FOUND);
+        if (patch.published !== undefined && patch.published !== before.published)
+          await audit(
+            actor,
+            patch.published ? 'help.article_publish' : 'help.article_unpublish',
+            row.id,
+            meta,
+          );
+        if (patch.featured !== undefined && patch.featured !== before.featured)
+          await audit(
+            actor,
+            patch.featured ? 'help.article_feature' : 'help.article_unfeature',
+            row.id,
+            meta,
+          );
+        return toAdminArticle(row);
+      },
+
+      /** Takes an article off the help centre for good (a seeded one is not put back on restart). */
+      async delete(actor: RecentAdmin, id: string, meta: RequestMeta): Promise<void> {
+        const before = await requireLive(id);
+        const at = deps.now();
+        await repo.update(before.id, { deletedAt: at, updatedBy: actor.id, published: false });
+        await audit(actor, 'help.article_delete', before.id, meta);
+      },
+    }),
+  };
+}
+
+/** Screenshots admins upload for articles. */
+function createHelpImagesAdmin(deps: HelpDeps, tools: HelpTools) {
+  const { storage } = tools;
+  return {
+    // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
+    ...adminChanges(deps.requireRecentSignIn, 'help.admin_change', {
+      /**
+       * Stores an uploaded picture for an article. It is decoded and re-encoded as WebP (no wider
+       * or taller than 1600 px, metadata dropped), so only pixels are ever stored: a file that only
+       * claims to be an image, an SVG with script, or a photo's GPS tags never reach a reader.
+       */
+      async uploadImage(actor: RecentAdmin, body: unknown, meta: RequestMeta): Promise<{ url: string }> {
+        if (!Buffer.isBuffer(body) || body.length === 0)
+          throw new AppError('BAD_REQUEST', 'Choose a picture to upload.');
+        let webp: Buffer;
+        try {
+          webp = await sharp(body, { limitInputPixels: 40_000_000, animated: false })
+            .rotate()
+            .resize({
+              width: IMAGE_MAX_SIDE,
+              height: IMAGE_MAX_SIDE,
+              fit: 'inside',
+              withoutEnlargement: true,
+            })
+            .webp({ quality: 82 })
+            .toBuffer();
+        } catch {
+          throw new AppError('UNPROCESSABLE', IMAGE_UNUSABLE);
+        }
+        const name = `${randomUUID()}.webp`;
+        await storage.put(imageKey(name), webp, { contentType: 'image/webp', size: webp.length });
+        await deps.audit({
+          actorId: actor.id,
+          actorRole: actor.role,
+          action: 'help.image_upload',
+          outcome: 'success',
+          targetType: 'help_image',
+          targetId: name,
+          requestId: meta.requestId,
+          ip: meta.ip,
+          details: { bytes: webp.length },
+        });
+        return { url: `${HELP_IMAGE_PATH}${name}` };
+      },
+    }),
+  };
+}
+
+/** Admin → Help: every article, and the admin's changes. */
+function createHelpAdmin(deps: HelpDeps, tools: HelpTools) {
+  return {
+    ...createHelpArticlesAdmin(deps, tools),
+    ...createHelpImagesAdmin(deps, tools),
+  };
+}
+
+/**
+ * The help centre: published articles for every signed-in user (/help), and their authoring by
+ * admins (Admin → Help articles). Article HTML is sanitised here on every save, seed content
+ * included, so what the API returns is always safe to render.
+ */
+export function createHelpService(deps: HelpDeps) {
+  const tools = createHelpTools(deps);
+  return {
+    ...createHelpReading(deps, tools),
+    admin: createHelpAdmin(deps, tools),
   };
 }
 

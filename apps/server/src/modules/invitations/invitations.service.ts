@@ -53,37 +53,35 @@ type NewProfile = Parameters<InvitationsRepository['registerWithReferral']>[3];
 
 const displayName = (u: Pick<UserRow, 'name' | 'email'>) => u.name?.trim() || u.email;
 
-/**
- * Invitations: the Share & Embed page's invite link (shown again, revoked and replaced), invitations
- * by email (Invite User, Invite New Provider), the check of a token by the page it lands on, the rule
- * for uploads on behalf of an inviter, and registration through a provider referral.
- */
-export function createInvitationsService(deps: Deps) {
+/** The invite link's address: the upload page, naming the inviter. */
+const uploadUrl = (deps: Deps, inviterId: string, token: string) =>
+  `${deps.appUrl}/?${new URLSearchParams({ invitedBy: inviterId, mode: 'direct_upload', invite: token }).toString()}`;
+
+const auditEvent = (
+  deps: Deps,
+  actor: { id: string; role?: string } | null,
+  action: string,
+  outcome: 'success' | 'denied' | 'failure',
+  meta: RequestMeta,
+  targetId: string | null,
+  details?: Record<string, unknown>,
+) =>
+  deps.audit({
+    actorId: actor?.id ?? null,
+    actorRole: actor?.role ?? null,
+    action,
+    outcome,
+    targetType: 'invitation',
+    targetId,
+    requestId: meta.requestId,
+    ip: meta.ip,
+    ...(details ? { details } : {}),
+  });
+
+/** Invitations made (a link, or an email within the hourly allowance) and found while live. */
+function createInvitationTools(deps: Deps) {
   const { repo, tokens, now } = deps;
   const defaultMaxBytes = defaultQuotaBytes(deps.defaultMaxStorageGB);
-
-  const uploadUrl = (inviterId: string, token: string) =>
-    `${deps.appUrl}/?${new URLSearchParams({ invitedBy: inviterId, mode: 'direct_upload', invite: token }).toString()}`;
-
-  const auditEvent = (
-    actor: { id: string; role?: string } | null,
-    action: string,
-    outcome: 'success' | 'denied' | 'failure',
-    meta: RequestMeta,
-    targetId: string | null,
-    details?: Record<string, unknown>,
-  ) =>
-    deps.audit({
-      actorId: actor?.id ?? null,
-      actorRole: actor?.role ?? null,
-      action,
-      outcome,
-      targetType: 'invitation',
-      targetId,
-      requestId: meta.requestId,
-      ip: meta.ip,
-      ...(details ? { details } : {}),
-    });
 
   async function issueLink(auth: AuthenticatedSession, meta: RequestMeta): Promise<InvitationRow> {
     const at = now();
@@ -95,13 +93,13 @@ export function createInvitationsService(deps: Deps) {
       expiresAt: new Date(at.getTime() + INVITATION_DAYS * DAY_MS),
       createdAt: at,
     });
-    await auditEvent(auth.user, 'invitation.issue', 'success', meta, row.id, { kind: 'link' });
+    await auditEvent(deps, auth.user, 'invitation.issue', 'success', meta, row.id, { kind: 'link' });
     return row;
   }
 
   const linkDto = (row: InvitationRow): InviteLink => ({
     id: row.id,
-    url: uploadUrl(row.inviterId, tokens.sign(row.id)),
+    url: uploadUrl(deps, row.inviterId, tokens.sign(row.id)),
     expiresAt: row.expiresAt.toISOString(),
   });
 
@@ -119,7 +117,9 @@ export function createInvitationsService(deps: Deps) {
   async function throttleInvites(auth: AuthenticatedSession, kind: string, meta: RequestMeta) {
     const key = `invite:${kind}:${auth.user.id}`;
     if ((await deps.throttle.count(key, HOUR_MS)) >= INVITES_PER_HOUR) {
-      await auditEvent(auth.user, `invitation.${kind}`, 'denied', meta, null, { reason: 'rate_limited' });
+      await auditEvent(deps, auth.user, `invitation.${kind}`, 'denied', meta, null, {
+        reason: 'rate_limited',
+      });
       throw new AppError('RATE_LIMITED', TOO_MANY_INVITES);
     }
     await deps.throttle.hit(key);
@@ -150,16 +150,23 @@ export function createInvitationsService(deps: Deps) {
             link: `${deps.appUrl}/register/medical?${new URLSearchParams({ referral: token, email: row.email! }).toString()}`,
             days: INVITATION_DAYS,
           })
-        : inviteUserEmail({ inviterName, link: uploadUrl(auth.user.id, token), days: INVITATION_DAYS });
+        : inviteUserEmail({ inviterName, link: uploadUrl(deps, auth.user.id, token), days: INVITATION_DAYS });
     await deps.mail.send(row.email!, content);
     // The address is the recipient's data; the audit keeps its domain only.
-    await auditEvent(auth.user, 'invitation.issue', 'success', meta, row.id, {
+    await auditEvent(deps, auth.user, 'invitation.issue', 'success', meta, row.id, {
       kind,
       emailDomain: normalizeEmail(email).split('@')[1] ?? null,
     });
     return row;
   }
 
+  return { repo, tokens, now, defaultMaxBytes, issueLink, linkDto, live, throttleInvites, emailInvitation };
+}
+type InvitationTools = ReturnType<typeof createInvitationTools>;
+
+/** The inviter's side: their invite link, and invitations sent by email. */
+function createInvitationIssuing(deps: Deps, tools: InvitationTools) {
+  const { repo, now, issueLink, linkDto, emailInvitation } = tools;
   return {
     /** GET /api/invitations/link: the caller's live invite link, made on first ask. */
     async currentLink(auth: AuthenticatedSession, meta: RequestMeta): Promise<InviteLink> {
@@ -170,7 +177,7 @@ export function createInvitationsService(deps: Deps) {
     /** POST /api/invitations/link: revokes the caller's link (whoever holds it can no longer use it) and issues a new one. */
     async renewLink(auth: AuthenticatedSession, meta: RequestMeta): Promise<InviteLink> {
       const revoked = await repo.revokeLinks(auth.user.id, now());
-      for (const id of revoked) await auditEvent(auth.user, 'invitation.revoke', 'success', meta, id);
+      for (const id of revoked) await auditEvent(deps, auth.user, 'invitation.revoke', 'success', meta, id);
       return linkDto(await issueLink(auth, meta));
     },
 
@@ -185,12 +192,18 @@ export function createInvitationsService(deps: Deps) {
       await emailInvitation(auth, 'provider', to, meta);
       return { message: `Invitation sent to ${to.trim()}` };
     },
+  };
+}
 
+/** The invited side: checking an invitation, and uploading to the inviter through it. */
+function createInvitationUse(deps: Deps, tools: InvitationTools) {
+  const { repo, defaultMaxBytes, live } = tools;
+  return {
     /** GET /api/invitations/check: what a token lets the signed-in caller do, for /uploadOnly. */
     async check(auth: AuthenticatedSession, token: string, meta: RequestMeta): Promise<InvitationCheck> {
       const found = await live(token);
       if (!found) {
-        await auditEvent(auth.user, 'invitation.check', 'denied', meta, null);
+        await auditEvent(deps, auth.user, 'invitation.check', 'denied', meta, null);
         return {
           valid: false,
           kind: null,
@@ -200,7 +213,7 @@ export function createInvitationsService(deps: Deps) {
         };
       }
       const { row, inviter } = found;
-      await auditEvent(auth.user, 'invitation.check', 'success', meta, row.id);
+      await auditEvent(deps, auth.user, 'invitation.check', 'success', meta, row.id);
       const quota = quotaOf(inviter, defaultMaxBytes);
       return {
         valid: true,
@@ -227,7 +240,7 @@ export function createInvitationsService(deps: Deps) {
     ): Promise<SharedUploadGrant> {
       const found = await live(token);
       if (!found || found.row.kind !== 'direct_upload' || found.row.inviterId !== targetUserId) {
-        await auditEvent({ id: uploaderId }, 'upload.shared', 'denied', meta, found?.row.id ?? null, {
+        await auditEvent(deps, { id: uploaderId }, 'upload.shared', 'denied', meta, found?.row.id ?? null, {
           reason: found ? 'wrong_inviter' : 'invitation_not_live',
         });
         throw new AppError('BAD_REQUEST', INVITATION_INVALID_MESSAGE);
@@ -247,13 +260,19 @@ export function createInvitationsService(deps: Deps) {
       meta: RequestMeta,
     ) {
       await repo.countUpload(grant.invitationId);
-      await auditEvent({ id: uploaderId }, 'invitation.use', 'success', meta, grant.invitationId, {
+      await auditEvent(deps, { id: uploaderId }, 'invitation.use', 'success', meta, grant.invitationId, {
         use: 'shared_upload',
         uploadId,
         inviterId: grant.inviterId,
       });
     },
+  };
+}
 
+/** Registering with an invitation (a provider's referral). */
+function createReferralRegistration(deps: Deps, tools: InvitationTools) {
+  const { repo, now, live } = tools;
+  return {
     /**
      * Registration through an emailed referral: the token must be live and unused, the email the
      * invited one (which then counts as verified: the link proved it arrived) and the role one the
@@ -268,7 +287,7 @@ export function createInvitationsService(deps: Deps) {
     ): Promise<UserRow | undefined> {
       const at = now();
       const refuse = async (reason: string, id: string | null): Promise<never> => {
-        await auditEvent(null, 'invitation.use', 'denied', meta, id, { use: 'referral', reason });
+        await auditEvent(deps, null, 'invitation.use', 'denied', meta, id, { use: 'referral', reason });
         throw new AppError('BAD_REQUEST', INVITATION_INVALID_MESSAGE);
       };
       const found = await live(token);
@@ -288,6 +307,7 @@ export function createInvitationsService(deps: Deps) {
         return refuse(result.refused, row.id);
       }
       await auditEvent(
+        deps,
         { id: result.user.id, role: result.user.role },
         'invitation.use',
         'success',
@@ -307,6 +327,20 @@ export function createInvitationsService(deps: Deps) {
       });
       return result.user;
     },
+  };
+}
+
+/**
+ * Invitations: the Share & Embed page's invite link (shown again, revoked and replaced), invitations
+ * by email (Invite User, Invite New Provider), the check of a token by the page it lands on, the rule
+ * for uploads on behalf of an inviter, and registration through a provider referral.
+ */
+export function createInvitationsService(deps: Deps) {
+  const tools = createInvitationTools(deps);
+  return {
+    ...createInvitationIssuing(deps, tools),
+    ...createInvitationUse(deps, tools),
+    ...createReferralRegistration(deps, tools),
   };
 }
 export type InvitationsService = ReturnType<typeof createInvitationsService>;

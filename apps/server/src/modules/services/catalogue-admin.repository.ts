@@ -26,8 +26,8 @@ export interface AdminOfferRow extends ServiceOfferRow {
 
 type ServiceColumns = Omit<NewAnalysisServiceRow, 'id' | 'createdAt'>;
 
-/** Admin → Services: every service and offer, retired ones included. */
-export function createCatalogueAdminRepository(db: Db) {
+/** The catalogue's services as admins curate them. */
+function createCatalogueServicesRepository(db: Db) {
   return {
     /** Live services first, in catalogue order, then retired ones. */
     async listServices(): Promise<AnalysisServiceRow[]> {
@@ -76,7 +76,12 @@ export function createCatalogueAdminRepository(db: Db) {
     async updateService(id: string, values: Partial<ServiceColumns>): Promise<void> {
       await db.update(analysisServices).set(values).where(eq(analysisServices.id, id));
     },
+  };
+}
 
+/** Providers' offers of the catalogue's services, as admins set them. */
+function createCatalogueOffersRepository(db: Db) {
+  return {
     /** Every offer with its provider; pass a service id to narrow to one service. */
     async listOffers(serviceId?: string): Promise<AdminOfferRow[]> {
       const rows = await db
@@ -165,6 +170,14 @@ export function createCatalogueAdminRepository(db: Db) {
         .set(values)
         .where(and(eq(serviceOffers.serviceId, serviceId), eq(serviceOffers.providerId, providerId)));
     },
+  };
+}
+
+/** Admin → Services: every service and offer, retired ones included. */
+export function createCatalogueAdminRepository(db: Db) {
+  return {
+    ...createCatalogueServicesRepository(db),
+    ...createCatalogueOffersRepository(db),
   };
 }
 export type CatalogueAdminRepository = ReturnType<typeof createCatalogueAdminRepository>;

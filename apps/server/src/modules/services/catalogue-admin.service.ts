@@ -81,13 +81,8 @@ export interface CatalogueAdminDeps {
   now: () => Date;
 }
 
-/**
- * Admin → Services: create, edit, retire and restore analysis services, and add, re-price and
- * retire the providers' offers. Nothing is deleted: orders point at services and providers, and
- * each order keeps the cost it was made at, so a re-price only reaches orders made afterwards.
- * Retired services and offers leave GET /api/services (services.repository.ts, `liveOffer`).
- */
-export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
+/** Audit records, and services and offers found as admins change them. */
+function createCatalogueAdminTools(deps: CatalogueAdminDeps) {
   const { repo } = deps;
 
   const record = actorAudit(deps.audit);
@@ -122,6 +117,13 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
     return offer;
   }
 
+  return { repo, record, audit, requireService, view, requireFreeName, requireOffer };
+}
+type CatalogueAdminTools = ReturnType<typeof createCatalogueAdminTools>;
+
+/** The catalogue's services: listed, made, changed, retired and restored. */
+function createCatalogueServicesAdmin(deps: CatalogueAdminDeps, tools: CatalogueAdminTools) {
+  const { repo, audit, requireService, view, requireFreeName } = tools;
   return {
     async list(): Promise<AdminService[]> {
       const [services, offers] = await Promise.all([repo.listServices(), repo.listOffers()]);
@@ -189,7 +191,16 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
         }
         return view(id);
       },
+    }),
+  };
+}
 
+/** A provider's offer of a service: added (or restored with a new price), repriced. */
+function createOfferPricingAdmin(deps: CatalogueAdminDeps, tools: CatalogueAdminTools) {
+  const { repo, audit, requireService, view, requireOffer } = tools;
+  return {
+    // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
+    ...adminChanges(deps.requireRecentSignIn, 'service.admin_change', {
       /**
        * A directory provider offers the service at a price. Adding a retired offer again brings it
        * back at the new price; a live one is a conflict (re-price it instead).
@@ -259,7 +270,16 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
         }
         return view(id);
       },
+    }),
+  };
+}
 
+/** A provider's offer of a service: retired, restored. */
+function createOfferRetirementAdmin(deps: CatalogueAdminDeps, tools: CatalogueAdminTools) {
+  const { repo, audit, view, requireOffer } = tools;
+  return {
+    // Every change below is an admin change: a recent sign-in first (modules/admin, adminChanges).
+    ...adminChanges(deps.requireRecentSignIn, 'service.admin_change', {
       /** Brings back an offer an admin retired: it is sold again while someone can deliver it. */
       async restoreOffer(
         admin: RecentAdmin,
@@ -300,6 +320,21 @@ export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
         return view(id);
       },
     }),
+  };
+}
+
+/**
+ * Admin → Services: create, edit, retire and restore analysis services, and add, re-price and
+ * retire the providers' offers. Nothing is deleted: orders point at services and providers, and
+ * each order keeps the cost it was made at, so a re-price only reaches orders made afterwards.
+ * Retired services and offers leave GET /api/services (services.repository.ts, `liveOffer`).
+ */
+export function createCatalogueAdminService(deps: CatalogueAdminDeps) {
+  const tools = createCatalogueAdminTools(deps);
+  return {
+    ...createCatalogueServicesAdmin(deps, tools),
+    ...createOfferPricingAdmin(deps, tools),
+    ...createOfferRetirementAdmin(deps, tools),
   };
 }
 export type CatalogueAdminService = ReturnType<typeof createCatalogueAdminService>;

@@ -37,14 +37,8 @@ export interface LiveOffer {
   priceCents: number;
 }
 
-/**
- * The analysis service catalogue and its offers. What may be sold is the `sellable_offers` view
- * (migration 0017_trust.sql): nothing here decides it again.
- */
-export function createServicesRepository(db: Db) {
-  const ratingMean = providerRatingMean;
-  const ratingCount = providerRatingCount;
-
+/** The catalogue's first entries and their offers (a new installation, the demo data). */
+function createCatalogueSeedRepository(db: Db) {
   return {
     async countServices(): Promise<number> {
       const [row] = await db.select({ n: count() }).from(analysisServices);
@@ -82,7 +76,15 @@ export function createServicesRepository(db: Db) {
         .returning({ serviceId: serviceOffers.serviceId });
       return rows.length;
     },
+  };
+}
 
+/** What users may buy: live services and offers, with each provider's rating. */
+function createLiveOffersRepository(db: Db) {
+  const ratingMean = providerRatingMean;
+  const ratingCount = providerRatingCount;
+
+  return {
     /** Live services in catalogue order. */
     async listLiveServices(): Promise<AnalysisServiceRow[]> {
       return db
@@ -135,7 +137,12 @@ export function createServicesRepository(db: Db) {
         .limit(1);
       return row;
     },
+  };
+}
 
+/** A professional's own offers: listed, saved, withdrawn. */
+function createOwnOffersRepository(db: Db) {
+  return {
     /** Every offer of one provider, retired ones too. */
     async listOffersOf(providerId: string): Promise<ServiceOfferRow[]> {
       return db.select().from(serviceOffers).where(eq(serviceOffers.providerId, providerId));
@@ -190,6 +197,18 @@ export function createServicesRepository(db: Db) {
           ),
         );
     },
+  };
+}
+
+/**
+ * The analysis service catalogue and its offers. What may be sold is the `sellable_offers` view
+ * (migration 0017_trust.sql): nothing here decides it again.
+ */
+export function createServicesRepository(db: Db) {
+  return {
+    ...createCatalogueSeedRepository(db),
+    ...createLiveOffersRepository(db),
+    ...createOwnOffersRepository(db),
   };
 }
 export type ServicesRepository = ReturnType<typeof createServicesRepository>;

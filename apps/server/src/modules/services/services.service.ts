@@ -51,12 +51,8 @@ export interface ServicesDeps {
   now: () => Date;
 }
 
-/**
- * The analysis service catalogue (GET /api/services), professionals' own offers, and the one place
- * an offer's price is read from: orders and payments ask `findOffer`, never the request. Only
- * sellable offers (someone can deliver them, services.repository.ts) are listed or sold.
- */
-export function createServicesService(deps: ServicesDeps) {
+/** Audit records, and a service a professional may offer. */
+function createServicesTools(deps: ServicesDeps) {
   const { repo } = deps;
   const audit = actorAudit(deps.audit);
 
@@ -68,6 +64,13 @@ export function createServicesService(deps: ServicesDeps) {
     return service;
   }
 
+  return { repo, audit, requireOfferable };
+}
+type ServicesTools = ReturnType<typeof createServicesTools>;
+
+/** The catalogue users buy from: its first entries, what is offered, one offer. */
+function createCatalogue(deps: ServicesDeps, tools: ServicesTools) {
+  const { repo } = tools;
   return {
     /**
      * Every start: the product's services (new names only) and the platform's own automated
@@ -137,7 +140,13 @@ export function createServicesService(deps: ServicesDeps) {
       if (!UUID.test(serviceId) || !UUID.test(providerId)) return undefined;
       return repo.findLiveOffer(serviceId, providerId);
     },
+  };
+}
 
+/** A professional's own offers of the catalogue's services. */
+function createOwnOffers(deps: ServicesDeps, tools: ServicesTools) {
+  const { repo, audit, requireOfferable } = tools;
+  return {
     // ------------------------------------------------------------ a professional's own offers
 
     professional: {
@@ -213,6 +222,19 @@ export function createServicesService(deps: ServicesDeps) {
         return toMyOffer(service, await repo.findOfferOf(service.id, providerId));
       },
     },
+  };
+}
+
+/**
+ * The analysis service catalogue (GET /api/services), professionals' own offers, and the one place
+ * an offer's price is read from: orders and payments ask `findOffer`, never the request. Only
+ * sellable offers (someone can deliver them, services.repository.ts) are listed or sold.
+ */
+export function createServicesService(deps: ServicesDeps) {
+  const tools = createServicesTools(deps);
+  return {
+    ...createCatalogue(deps, tools),
+    ...createOwnOffers(deps, tools),
   };
 }
 export type ServicesService = ReturnType<typeof createServicesService>;

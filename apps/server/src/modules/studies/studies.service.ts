@@ -36,8 +36,8 @@ interface Deps {
   invitations: Pick<InvitationsService, 'requireSharedUpload' | 'recordSharedUpload'>;
 }
 
-/** Studies: processing requests, reads, downloads and deletion, each behind one access check. */
-export function createStudiesService(deps: Deps) {
+/** The cached study lists, audit records, and the access rule as the owner's studies use it. */
+function createStudiesTools(deps: Deps) {
   const { repo, audit } = deps;
   const listCache = createStudyListCache({
     feed: deps.changes,
@@ -114,7 +114,14 @@ export function createStudiesService(deps: Deps) {
     return 'Processing of your study stopped on our side. It will be retried automatically within 30 minutes; you will be notified of the outcome.';
   }
 
-  const service = {
+  return { repo, audit, listCache, auditEvent, requireStudyAccess, requireSelf, describeProcessing };
+}
+type StudiesTools = ReturnType<typeof createStudiesTools>;
+
+/** Processing an upload into studies, as its owner asks. */
+function createStudyProcessing(deps: Deps, tools: StudiesTools) {
+  const { repo, audit, requireSelf, describeProcessing } = tools;
+  return {
     requireSelf,
 
     async requestProcessing(
@@ -202,7 +209,13 @@ export function createStudiesService(deps: Deps) {
       });
       return { message, jobId: upload.jobId ?? upload.id };
     },
+  };
+}
 
+/** The owner's studies read: the list, one study, its download. */
+function createStudyReading(deps: Deps, tools: StudiesTools) {
+  const { repo, audit, listCache, auditEvent, requireStudyAccess, requireSelf } = tools;
+  const reading = {
     /**
      * The caller's studies list, serialised, with its ETag. Served from the per-owner cache while the
      * owner's list version stands still; audited through the buffer (one insert per 100 ms).
@@ -237,7 +250,7 @@ export function createStudiesService(deps: Deps) {
     },
 
     async download(auth: AuthenticatedSession, studyId: string, meta: RequestMeta, range: string | null) {
-      return service.downloadAs(sessionPrincipal(auth), studyId, meta, range);
+      return reading.downloadAs(sessionPrincipal(auth), studyId, meta, range);
     },
 
     /**
@@ -278,7 +291,14 @@ export function createStudiesService(deps: Deps) {
       const stream = (start?: number, end?: number) => layout.stream(deps.storage, start, end);
       return { study, layout, stream };
     },
+  };
+  return reading;
+}
 
+/** Deleting a study. */
+function createStudyDeletion(deps: Deps, tools: StudiesTools) {
+  const { repo, listCache, auditEvent, requireStudyAccess, requireSelf } = tools;
+  return {
     async delete(
       auth: AuthenticatedSession,
       userId: string,
@@ -298,7 +318,16 @@ export function createStudiesService(deps: Deps) {
       await auditEvent(auth, meta, 'study.delete', study.id, 'success');
     },
   };
-  return service;
+}
+
+/** Studies: processing requests, reads, downloads and deletion, each behind one access check. */
+export function createStudiesService(deps: Deps) {
+  const tools = createStudiesTools(deps);
+  return {
+    ...createStudyProcessing(deps, tools),
+    ...createStudyReading(deps, tools),
+    ...createStudyDeletion(deps, tools),
+  };
 }
 export type StudiesService = ReturnType<typeof createStudiesService>;
 

@@ -76,86 +76,84 @@ const ZIP_OPTIONS: yauzl.Options = {
 /** Abandoned uploads are removed after this long unless UPLOAD_EXPIRY_HOURS says otherwise. */
 export const UPLOAD_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
 
-export function createUploadArea(
-  config: Config,
-  storage: ObjectStorage,
-  observer?: UploadWriteObserver,
-): UploadArea {
+/** Uploads received straight into the S3 bucket (tus's S3 store), swept by their age there. */
+function s3UploadArea(config: Config, storage: ObjectStorage): UploadArea {
   const expiryMs = config.uploadExpiryMs;
-  if (config.s3 && storage.kind === 's3') {
-    const s3 = config.s3;
-    const clientConfig = {
-      region: s3.region,
-      ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
-      forcePathStyle: s3.forcePathStyle,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    } as const;
-    // Pending bytes short of a part stay in the bucket until replaced (durable-s3-store.ts).
-    const datastore = new DurableS3Store({
-      partSize: 16 * 1024 * 1024,
-      expirationPeriodInMilliseconds: expiryMs,
-      s3ClientConfig: { bucket: s3.bucket, ...clientConfig },
-    });
-    const client = new S3Client(clientConfig);
-    return {
-      kind: 's3',
-      bucket: s3.bucket,
-      datastore,
-      info: (id) => readInfo(datastore, id),
-      async openZip(id, size) {
-        const readAt = (start: number, length: number) => readObjectRange(storage, id, start, length);
-        return openCachedZip(
-          new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)),
+  const s3 = config.s3!;
+  const clientConfig = {
+    region: s3.region,
+    ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
+    forcePathStyle: s3.forcePathStyle,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  } as const;
+  // Pending bytes short of a part stay in the bucket until replaced (durable-s3-store.ts).
+  const datastore = new DurableS3Store({
+    partSize: 16 * 1024 * 1024,
+    expirationPeriodInMilliseconds: expiryMs,
+    s3ClientConfig: { bucket: s3.bucket, ...clientConfig },
+  });
+  const client = new S3Client(clientConfig);
+  return {
+    kind: 's3',
+    bucket: s3.bucket,
+    datastore,
+    info: (id) => readInfo(datastore, id),
+    async openZip(id, size) {
+      const readAt = (start: number, length: number) => readObjectRange(storage, id, start, length);
+      return openCachedZip(
+        new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)),
+      );
+    },
+    async openRanges(id) {
+      return {
+        read: (start, length) => readObjectRange(storage, id, start, length),
+        async close() {},
+      };
+    },
+    async remove(id) {
+      // Aborts the multipart upload when one is still open. For a finished upload the abort fails
+      // (NoSuchUpload) before tus deletes anything, so the objects are deleted here either way:
+      // the archive, tus's `.info` record and its `.part` buffer of bytes short of a part.
+      await datastore.remove(id).catch(() => undefined);
+      await Promise.all(
+        [id, `${id}.info`, `${id}.part`].map((key) => storage.delete(key).catch(() => undefined)),
+      );
+    },
+    // Unfinished uploads are open S3 multipart uploads. tus's own deleteExpired removes them but
+    // leaves its in-process metadata cache behind, after which the upload reads as *finished*; so
+    // list them here and go through remove(), which clears that cache. Finished, unclaimed archives
+    // are plain objects among the study files; finding them would mean listing the whole bucket,
+    // so a bucket lifecycle rule on `*/study.zip` is the tool for those.
+    async sweep(createdBefore) {
+      let removed = 0;
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      for (;;) {
+        const page = await client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: s3.bucket,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
         );
-      },
-      async openRanges(id) {
-        return {
-          read: (start, length) => readObjectRange(storage, id, start, length),
-          async close() {},
-        };
-      },
-      async remove(id) {
-        // Aborts the multipart upload when one is still open. For a finished upload the abort fails
-        // (NoSuchUpload) before tus deletes anything, so the objects are deleted here either way:
-        // the archive, tus's `.info` record and its `.part` buffer of bytes short of a part.
-        await datastore.remove(id).catch(() => undefined);
-        await Promise.all(
-          [id, `${id}.info`, `${id}.part`].map((key) => storage.delete(key).catch(() => undefined)),
-        );
-      },
-      // Unfinished uploads are open S3 multipart uploads. tus's own deleteExpired removes them but
-      // leaves its in-process metadata cache behind, after which the upload reads as *finished*; so
-      // list them here and go through remove(), which clears that cache. Finished, unclaimed archives
-      // are plain objects among the study files; finding them would mean listing the whole bucket,
-      // so a bucket lifecycle rule on `*/study.zip` is the tool for those.
-      async sweep(createdBefore) {
-        let removed = 0;
-        let keyMarker: string | undefined;
-        let uploadIdMarker: string | undefined;
-        for (;;) {
-          const page = await client.send(
-            new ListMultipartUploadsCommand({
-              Bucket: s3.bucket,
-              KeyMarker: keyMarker,
-              UploadIdMarker: uploadIdMarker,
-            }),
-          );
-          for (const u of page.Uploads ?? []) {
-            if (!u.Key || !OBJECT_NAME.test(u.Key) || !u.Initiated || !(u.Initiated < createdBefore))
-              continue;
-            await this.remove(u.Key);
-            removed++;
-          }
-          if (!page.IsTruncated) return removed;
-          keyMarker = page.NextKeyMarker;
-          uploadIdMarker = page.NextUploadIdMarker;
+        for (const u of page.Uploads ?? []) {
+          if (!u.Key || !OBJECT_NAME.test(u.Key) || !u.Initiated || !(u.Initiated < createdBefore)) continue;
+          await this.remove(u.Key);
+          removed++;
         }
-      },
-    };
-  }
+        if (!page.IsTruncated) return removed;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+    },
+  };
+}
 
+/** Uploads received into files under the data directory, written through as they arrive. */
+function fileUploadArea(config: Config, observer?: UploadWriteObserver): UploadArea {
+  const expiryMs = config.uploadExpiryMs;
   const directory = path.join(config.dataDir, 'uploads');
   const fileFor = (id: string) => {
     const file = path.resolve(directory, id);
@@ -230,6 +228,16 @@ export function createUploadArea(
       return removed;
     },
   };
+}
+
+export function createUploadArea(
+  config: Config,
+  storage: ObjectStorage,
+  observer?: UploadWriteObserver,
+): UploadArea {
+  return config.s3 && storage.kind === 's3'
+    ? s3UploadArea(config, storage)
+    : fileUploadArea(config, observer);
 }
 
 /** Bytes a PATCH may hold in memory while earlier ones are being written (at most this per upload). */

@@ -56,12 +56,8 @@ export type UploadRequest = {
 
 const EXPIRED = 'The upload credential is missing, invalid or expired. Please start the upload again.';
 
-/**
- * Uploads of study archives: short-lived credentials, and the rules every upload request must pass
- * before it reaches the tus server — a valid credential of a session still signed in, used by its
- * own user, for an object in that user's folder, within the storage quota and not taken already.
- */
-export function createUploadsService(deps: Deps) {
+/** The upload area, the default storage limit, and refusals recorded. */
+function createUploadsTools(deps: Deps) {
   const { tokens, uploadArea } = deps;
   const defaultMaxBytes = defaultQuotaBytes(deps.defaultMaxStorageGB);
 
@@ -76,9 +72,17 @@ export function createUploadsService(deps: Deps) {
     });
   }
 
+  return { tokens, uploadArea, defaultMaxBytes, deny };
+}
+type UploadsTools = ReturnType<typeof createUploadsTools>;
+
+/** Where uploads go, the credentials the browser's uploader uses, and restarts of an upload. */
+function createUploadTokens(deps: Deps, tools: UploadsTools) {
+  const { tokens, uploadArea } = tools;
   return {
     /** Where tus keeps the uploads. */
     datastore: uploadArea.datastore,
+
     locker: deps.locker,
 
     /** Whether the bytes of file uploads are read while they arrive (see ArchivePrescan). */
@@ -109,7 +113,13 @@ export function createUploadsService(deps: Deps) {
         uploadUrl: UPLOAD_PATH,
       };
     },
+  };
+}
 
+/** Each upload request checked: its credential, the uploader's right and room. */
+function createUploadAuthorization(deps: Deps, tools: UploadsTools) {
+  const { tokens, uploadArea, defaultMaxBytes, deny } = tools;
+  return {
     /** Checks the credential and what it is used for; throws a clear 4xx when the request may not go on. */
     async authorize(request: UploadRequest, meta: RequestMeta): Promise<void> {
       const claims = tokens.verify(request.credential);
@@ -184,6 +194,19 @@ export function createUploadsService(deps: Deps) {
         throw new AppError('NOT_FOUND', 'Upload not found.');
       }
     },
+  };
+}
+
+/**
+ * Uploads of study archives: short-lived credentials, and the rules every upload request must pass
+ * before it reaches the tus server — a valid credential of a session still signed in, used by its
+ * own user, for an object in that user's folder, within the storage quota and not taken already.
+ */
+export function createUploadsService(deps: Deps) {
+  const tools = createUploadsTools(deps);
+  return {
+    ...createUploadTokens(deps, tools),
+    ...createUploadAuthorization(deps, tools),
   };
 }
 export type UploadsService = ReturnType<typeof createUploadsService>;

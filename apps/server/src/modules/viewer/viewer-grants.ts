@@ -21,17 +21,10 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 export const bindingCookieName = (grantId: string) => `vb_${grantId.replace(/-/g, '')}`;
 
 /**
- * Viewer credentials: opaque tokens, stored hashed, each opening one study for one user until
- * it expires or is revoked. A grant dies with its study (foreign key); what it may read is decided
- * on every request by the access module (modules/access), so losing access ends it at once.
- *
- * Checked grants are kept briefly in memory. A grant ends with the sign-in session that asked for
- * it and with its account: the database announces every change to a session or an account to every
- * process (db/change-feed.ts, the notifications that keep modules/auth/session-cache.ts current), and
- * the announcement evicts the grants of that session or user here, before the revoking request
- * answers. While the feed is not live nothing is answered from memory.
+ * Grants checked recently, kept in memory while the change feed is live; a session's or user's
+ * change (or a gap in the feed) evicts theirs (or everything).
  */
-export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date, feed: ChangeFeed) {
+function createGrantCache(feed: ChangeFeed) {
   const recent = new Map<string, { grant: ViewerGrant; at: number }>();
   const hashesBySession = new Map<string, Set<string>>();
   const hashesByUser = new Map<string, Set<string>>();
@@ -85,6 +78,35 @@ export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date
   });
 
   return {
+    /** The grant kept for a token's hash, while the feed is live. */
+    get: (h: string) => (feed.live ? recent.get(h) : undefined),
+    countHit: () => {
+      hits++;
+    },
+    /** Read before a database read: a `keep` after an eviction in between keeps nothing. */
+    generation: () => generation,
+    remove,
+    clear,
+    keep,
+    stats: () => ({ entries: recent.size, hits }),
+  };
+}
+
+/**
+ * Viewer credentials: opaque tokens, stored hashed, each opening one study for one user until
+ * it expires or is revoked. A grant dies with its study (foreign key); what it may read is decided
+ * on every request by the access module (modules/access), so losing access ends it at once.
+ *
+ * Checked grants are kept briefly in memory. A grant ends with the sign-in session that asked for
+ * it and with its account: the database announces every change to a session or an account to every
+ * process (db/change-feed.ts, the notifications that keep modules/auth/session-cache.ts current), and
+ * the announcement evicts the grants of that session or user here, before the revoking request
+ * answers. While the feed is not live nothing is answered from memory.
+ */
+export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date, feed: ChangeFeed) {
+  const cache = createGrantCache(feed);
+
+  return {
     /**
      * A credential for one study, ended with the sign-in session that asked for it (`sessionId`).
      * For a study link's recipient, `link` names their link credential (the grant then reads as
@@ -114,16 +136,16 @@ export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date
     async verify(token: string): Promise<ViewerGrant | null> {
       if (!token.startsWith(PREFIX) || token.length > 100) return null;
       const h = hash(token);
-      const hit = feed.live ? recent.get(h) : undefined;
+      const hit = cache.get(h);
       if (hit && Date.now() - hit.at < CHECK_CACHE_MS && hit.grant.expiresAt > now()) {
-        hits++;
+        cache.countHit();
         return hit.grant;
       }
-      remove(h);
-      const readGeneration = generation;
+      cache.remove(h);
+      const readGeneration = cache.generation();
       const row = await repo.findLive(h, now());
       if (!row) return null;
-      keep(h, row, readGeneration);
+      cache.keep(h, row, readGeneration);
       return row;
     },
 
@@ -139,7 +161,7 @@ export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date
       const secret = randomBytes(32).toString('base64url');
       const bound = await repo.bindOnce(grant.grantId, hash(secret));
       // The cached copy has no binding yet.
-      clear();
+      cache.clear();
       return bound ? { secret } : 'refused';
     },
 
@@ -149,12 +171,12 @@ export function createViewerGrants(repo: ViewerGrantsRepository, now: () => Date
     },
 
     /** Checks answered from memory and grants kept, for tests and diagnostics. */
-    stats: () => ({ entries: recent.size, hits }),
+    stats: cache.stats,
 
     /** Ends every credential of a study (for example when access to it is withdrawn). */
     async revokeStudy(studyId: string): Promise<void> {
       await repo.revokeStudy(studyId, now());
-      clear();
+      cache.clear();
     },
   };
 }
