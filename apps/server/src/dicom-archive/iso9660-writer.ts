@@ -149,18 +149,51 @@ export interface IsoLayout {
 
 /** Lays out the image: every structure's sector and every file's extent, in the order given. */
 export function layoutIso(files: IsoFile[]): IsoLayout {
-  const root: DirNode = {
+  const { root, fileNodes } = buildTree(files);
+  const directories = pathTableOrder(root);
+  const pathTableSize = directories.reduce(
+    (n, d) => n + 8 + d.identifier.length + (d.identifier.length % 2),
+    0,
+  );
+  let sector = 16 + 2; // system area, the Primary Volume Descriptor and the Set Terminator
+  const lPathTable = sector;
+  sector += sectorsFor(pathTableSize);
+  const mPathTable = sector;
+  sector += sectorsFor(pathTableSize);
+  sector = placeDirectories(directories, sector);
+  for (const f of fileNodes) {
+    f.sector = sector;
+    sector += sectorsFor(f.size);
+  }
+  return {
+    directories,
+    files: fileNodes,
+    pathTableSize,
+    lPathTable,
+    mPathTable,
+    volumeSectors: sector,
+    imageSize: sector * SECTOR,
+  };
+}
+
+function directoryNode(identifier: string, parent: DirNode | null): DirNode {
+  return {
     kind: 'directory',
-    identifier: '\0',
-    sortName: '',
+    identifier,
+    sortName: parent ? identifier : '',
     sortExt: '',
-    parent: null,
-    level: 1,
+    parent,
+    level: parent ? parent.level + 1 : 1,
     children: new Map(),
-    number: 1,
+    number: parent ? 0 : 1,
     sector: 0,
     size: 0,
   };
+}
+
+/** The directory tree of the files' paths, every name checked against ISO 9660 level 1. */
+function buildTree(files: IsoFile[]): { root: DirNode; fileNodes: FileNode[] } {
+  const root = directoryNode('\0', null);
   const fileNodes: FileNode[] = [];
   for (const f of files) {
     const parts = f.path.split('/');
@@ -176,18 +209,7 @@ export function layoutIso(files: IsoFile[]): IsoLayout {
       let next = dir.children.get(part);
       if (next?.kind === 'file') throw new IsoNameError(`${f.path}: "${part}" is a file`);
       if (!next) {
-        next = {
-          kind: 'directory',
-          identifier: part,
-          sortName: part,
-          sortExt: '',
-          parent: dir,
-          level: dir.level + 1,
-          children: new Map(),
-          number: 0,
-          sector: 0,
-          size: 0,
-        };
+        next = directoryNode(part, dir);
         dir.children.set(part, next);
       }
       dir = next;
@@ -210,8 +232,11 @@ export function layoutIso(files: IsoFile[]): IsoLayout {
     dir.children.set(key, node);
     fileNodes.push(node);
   }
+  return { root, fileNodes };
+}
 
-  // Path table order (ECMA-119 6.9.1): by level, then parent's number, then identifier.
+/** Path table order (ECMA-119 6.9.1): by level, then parent's number, then identifier; numbered so. */
+function pathTableOrder(root: DirNode): DirNode[] {
   const directories: DirNode[] = [root];
   for (let i = 0; i < directories.length; i++) {
     const d = directories[i]!;
@@ -219,16 +244,11 @@ export function layoutIso(files: IsoFile[]): IsoLayout {
     const subdirs = [...d.children.values()].filter((c): c is DirNode => c.kind === 'directory');
     directories.push(...subdirs.sort(compareIds));
   }
-  const pathTableSize = directories.reduce(
-    (n, d) => n + 8 + d.identifier.length + (d.identifier.length % 2),
-    0,
-  );
+  return directories;
+}
 
-  let sector = 16 + 2; // system area, the Primary Volume Descriptor and the Set Terminator
-  const lPathTable = sector;
-  sector += sectorsFor(pathTableSize);
-  const mPathTable = sector;
-  sector += sectorsFor(pathTableSize);
+/** Gives each directory its extent from `sector` on; returns the first sector after them. */
+function placeDirectories(directories: DirNode[], sector: number): number {
   for (const d of directories) {
     // Records never cross a sector boundary (ECMA-119 6.8.1.1).
     let used = 2 * 34; // `.` and `..`
@@ -245,19 +265,7 @@ export function layoutIso(files: IsoFile[]): IsoLayout {
     d.size = sectors * SECTOR;
     sector += sectors;
   }
-  for (const f of fileNodes) {
-    f.sector = sector;
-    sector += sectorsFor(f.size);
-  }
-  return {
-    directories,
-    files: fileNodes,
-    pathTableSize,
-    lPathTable,
-    mPathTable,
-    volumeSectors: sector,
-    imageSize: sector * SECTOR,
-  };
+  return sector;
 }
 
 const both16 = (b: Buffer, at: number, v: number) => {

@@ -45,6 +45,34 @@ function toIntent(row: SandboxIntentRow, clientSecret: string | null = null): Pa
  * The embedded card processor: payment intents in its own table, confirmed by our card form. It
  * reads the card number once, to decide the outcome, and keeps only brand and last four digits.
  */
+/** A sandbox object id (`pi_sbx_…`, `re_sbx_…`) derived from what makes it unique. */
+function sandboxId(secret: string, prefix: string, unique: string): string {
+  const digest = createHmac('sha256', secret).update(unique).digest();
+  return `${prefix}_${digest.toString('base64url').replace(/[-_]/g, '').slice(0, 24).padEnd(24, '0')}`;
+}
+
+/**
+ * What confirming with this card does to an intent waiting for a payment method: a form error keeps
+ * it waiting; otherwise the test card's outcome (TEST_CARDS), or success, with the card's brand and
+ * last four digits.
+ */
+function cardDecision(
+  card: SandboxCard,
+  at: Date,
+): Partial<Pick<SandboxIntentRow, 'status' | 'lastErrorCode' | 'cardBrand' | 'cardLast4'>> {
+  const invalid = cardFormError(card, at);
+  if (invalid) return { lastErrorCode: invalid };
+  const digits = cardDigits(card.number);
+  const outcome = TEST_CARDS[digits];
+  const values =
+    outcome === 'requires_action'
+      ? { status: 'requires_action', lastErrorCode: null }
+      : outcome
+        ? { status: 'requires_payment_method', lastErrorCode: outcome }
+        : { status: 'succeeded', lastErrorCode: null };
+  return { ...values, cardBrand: cardBrand(digits), cardLast4: digits.slice(-4) };
+}
+
 export function createSandboxProcessor(deps: {
   repo: SandboxIntentsRepository;
   /** Derives intent ids from idempotency keys (the same key, the same intent). */
@@ -74,8 +102,7 @@ export function createSandboxProcessor(deps: {
     intentIdOf,
 
     async createIntent({ amountCents, currency, metadata, idempotencyKey }) {
-      const digest = createHmac('sha256', deps.secret).update(`sandbox-intent:${idempotencyKey}`).digest();
-      const id = `pi_sbx_${digest.toString('base64url').replace(/[-_]/g, '').slice(0, 24).padEnd(24, '0')}`;
+      const id = sandboxId(deps.secret, 'pi_sbx', `sandbox-intent:${idempotencyKey}`);
       const clientSecret = `${id}_secret_${randomBytes(18).toString('base64url')}`;
       const at = deps.now();
       const row = await repo.insert({
@@ -116,8 +143,7 @@ export function createSandboxProcessor(deps: {
 
     async refund(paymentIntentId, amountCents, options) {
       const key = options?.idempotencyKey ?? randomBytes(18).toString('base64url');
-      const digest = createHmac('sha256', deps.secret).update(`sandbox-refund:${key}`).digest();
-      const id = `re_sbx_${digest.toString('base64url').replace(/[-_]/g, '').slice(0, 24).padEnd(24, '0')}`;
+      const id = sandboxId(deps.secret, 're_sbx', `sandbox-refund:${key}`);
       const row = await repo.refund(id, paymentIntentId, amountCents, deps.now());
       return { id: row.id, paymentIntentId: row.intentId, amountCents: row.amountCents, status: 'succeeded' };
     },
@@ -127,28 +153,8 @@ export function createSandboxProcessor(deps: {
       if (!row) return undefined;
       if (row.status !== 'requires_payment_method') return toIntent(row, clientSecret);
       const at = deps.now();
-      const invalid = cardFormError(card, at);
-      if (invalid) {
-        const moved = await repo.transition(row.id, ['requires_payment_method'], {
-          lastErrorCode: invalid,
-          updatedAt: at,
-        });
-        return toIntent(moved ?? row, clientSecret);
-      }
-      const digits = cardDigits(card.number);
-      const brand = cardBrand(digits);
-      const last4 = digits.slice(-4);
-      const outcome = TEST_CARDS[digits];
-      const values =
-        outcome === 'requires_action'
-          ? { status: 'requires_action', lastErrorCode: null }
-          : outcome
-            ? { status: 'requires_payment_method', lastErrorCode: outcome }
-            : { status: 'succeeded', lastErrorCode: null };
       const moved = await repo.transition(row.id, ['requires_payment_method'], {
-        ...values,
-        cardBrand: brand,
-        cardLast4: last4,
+        ...cardDecision(card, at),
         updatedAt: at,
       });
       // Another confirmation got there first: report what it did.
