@@ -80,6 +80,9 @@ const web = (folder) => path.join(webSrc, folder);
 const webFeatures = readdirSync(web('features'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
+const adminParts = readdirSync(web('features/admin'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== 'shared')
+  .map((entry) => entry.name);
 const webImportZones = [
   ...webFeatures.map((feature) => ({
     target: web(`features/${feature}`),
@@ -87,6 +90,21 @@ const webImportZones = [
     except: [web(`features/${feature}`)],
     message: `features/${feature} may import neither another feature nor app/: compose features in app/, or move what they share to components/, lib/ or hooks/.`,
   })),
+  // The admin console's parts (users, audit, directory, catalogue, …) are features inside
+  // features/admin: none imports another, and what they share lives in features/admin/shared.
+  ...adminParts.map((part) => ({
+    target: web(`features/admin/${part}`),
+    from: [web('features/admin')],
+    except: [web(`features/admin/${part}`), web('features/admin/shared')],
+    message: `features/admin/${part} may import no other part of the admin console: move what they share to features/admin/shared (or components/, lib/, hooks/).`,
+  })),
+  {
+    target: web('features/admin/shared'),
+    from: [web('features/admin')],
+    except: [web('features/admin/shared')],
+    message:
+      'features/admin/shared is shared by every part of the admin console, so it imports none of them.',
+  },
   ...['components', 'lib', 'hooks', 'config'].map((shared) => ({
     target: web(shared),
     from: [web('features'), web('app')],
