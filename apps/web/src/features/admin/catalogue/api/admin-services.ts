@@ -1,13 +1,14 @@
 import type { AdminService, ServiceInput } from '@mi/contracts/catalogue-admin';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import { useReauth } from '../../shared/components/reauth-provider';
+import { useAdminMutation } from '../../shared/api/admin-mutation';
+import { changeRecord, recordUrl, type RecordChange } from '../../shared/api/record-changes';
 
 type Answer = { message: string; data: AdminService };
 const base = '/api/admin/services';
-const one = (id: string) => `${base}/${encodeURIComponent(id)}`;
-const offer = (id: string, providerId: string) => `${one(id)}/offers/${encodeURIComponent(providerId)}`;
+const offer = (id: string, providerId: string) =>
+  `${recordUrl(base, id)}/offers/${encodeURIComponent(providerId)}`;
 
 /** GET /api/admin/services: every service with all its offers, retired ones last (admins only). */
 export function useAdminServices() {
@@ -19,9 +20,7 @@ export function useAdminServices() {
 }
 
 export type ServiceChange =
-  | { kind: 'create'; input: ServiceInput }
-  | { kind: 'update'; id: string; input: ServiceInput }
-  | { kind: 'retire' | 'restore'; id: string }
+  | RecordChange<ServiceInput>
   | { kind: 'add-offer'; id: string; providerId: string; price: number }
   | {
       kind: 'reprice';
@@ -37,14 +36,12 @@ export type ServiceChange =
 export function changeService(change: ServiceChange): Promise<Answer> {
   switch (change.kind) {
     case 'create':
-      return api.post<Answer>(base, change.input);
     case 'update':
-      return api.put<Answer>(one(change.id), change.input);
     case 'retire':
     case 'restore':
-      return api.post<Answer>(`${one(change.id)}/${change.kind}`);
+      return changeRecord<Answer, ServiceInput>(base, change);
     case 'add-offer':
-      return api.post<Answer>(`${one(change.id)}/offers`, {
+      return api.post<Answer>(`${recordUrl(base, change.id)}/offers`, {
         providerId: change.providerId,
         price: change.price,
       });
@@ -62,14 +59,5 @@ export function changeService(change: ServiceChange): Promise<Answer> {
 }
 
 export function useChangeService() {
-  const queryClient = useQueryClient();
-  const withReauth = useReauth();
-  return useMutation({
-    mutationFn: (change: ServiceChange) => withReauth(() => changeService(change)),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.admin.services }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.services }),
-      ]),
-  });
+  return useAdminMutation(changeService, [queryKeys.admin.services, queryKeys.services]);
 }

@@ -10,7 +10,7 @@ import {
   type ServiceInput,
 } from '@mi/contracts/catalogue-admin';
 import { formatDollars, humanize, serviceTypeSchema } from '@mi/contracts/orders';
-import { Archive, ArchiveRestore, FlaskConical, Pencil, Plus, RefreshCw, Tags } from 'lucide-react';
+import { FlaskConical, Pencil, Plus, Tags } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
@@ -33,12 +33,15 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { Textarea } from '@/components/ui/textarea';
-import { toast, toastError } from '@/hooks/use-toast';
-import { errorMessage } from '@/lib/api-client';
+import { toast } from '@/hooks/use-toast';
 import { cn } from '@/lib/utils';
 import { useAdminProviders } from '../../shared/api/admin-providers';
-import { useAdminServices, useChangeService, type ServiceChange } from '../api/admin-services';
+import { saveRecord } from '../../shared/api/record-changes';
+import { FormDialog, recordFormKey, type RecordDraft } from '../../shared/components/form-dialog';
 import { FormField } from '../../shared/components/form-field';
+import { EditButton, RefreshButton, RestoreButton, RetireButton } from '../../shared/components/list-actions';
+import { savedToasts, toastFailure } from '../../shared/utils/change-toasts';
+import { useAdminServices, useChangeService, type ServiceChange } from '../api/admin-services';
 
 // The server's schema, with the two lists typed as text: required data one item a line,
 // modalities comma-separated.
@@ -97,15 +100,11 @@ function priceRange(offers: AdminOffer[]): string {
 export function ServicesAdmin() {
   const services = useAdminServices();
   const change = useChangeService();
-  const [editing, setEditing] = useState<AdminService | 'new' | null>(null);
+  const [editing, setEditing] = useState<RecordDraft<AdminService>>(null);
   const [offersOf, setOffersOf] = useState<string | null>(null);
   const list = services.data ?? [];
 
-  const act = (c: ServiceChange, title: string) =>
-    change.mutate(c, {
-      onSuccess: (res) => toast({ title, description: res.data.name }),
-      onError: (err) => toastError(errorMessage(err)),
-    });
+  const act = (c: ServiceChange, title: string) => change.mutate(c, savedToasts(title));
 
   return (
     <Card>
@@ -118,15 +117,7 @@ export function ServicesAdmin() {
           </CardDescription>
         </div>
         <div className="flex gap-2">
-          <Button
-            variant="outline"
-            size="sm"
-            className="h-10"
-            onClick={() => services.refetch()}
-            disabled={services.isFetching}
-          >
-            <RefreshCw aria-hidden="true" className={cn(services.isFetching && 'animate-spin')} /> Refresh
-          </Button>
+          <RefreshButton query={services} />
           <Button size="sm" className="h-10" onClick={() => setEditing('new')}>
             <Plus aria-hidden="true" /> New Service
           </Button>
@@ -182,14 +173,7 @@ export function ServicesAdmin() {
                     </td>
                     <td className="p-2">
                       <div className="flex flex-wrap justify-end gap-2">
-                        <Button
-                          size="sm"
-                          variant="outline"
-                          onClick={() => setEditing(s)}
-                          aria-label={`Edit ${s.name}`}
-                        >
-                          <Pencil aria-hidden="true" /> Edit
-                        </Button>
+                        <EditButton name={s.name} onClick={() => setEditing(s)} />
                         <Button
                           size="sm"
                           variant="outline"
@@ -199,26 +183,17 @@ export function ServicesAdmin() {
                           <Tags aria-hidden="true" /> Offers
                         </Button>
                         {s.retiredAt ? (
-                          <Button
-                            size="sm"
-                            variant="outline"
+                          <RestoreButton
                             disabled={change.isPending}
                             onClick={() => act({ kind: 'restore', id: s.id }, 'Service restored')}
                             aria-label={`Restore ${s.name}`}
-                          >
-                            <ArchiveRestore aria-hidden="true" /> Restore
-                          </Button>
+                          />
                         ) : (
-                          <Button
-                            size="sm"
-                            variant="outline"
-                            className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+                          <RetireButton
                             disabled={change.isPending}
                             onClick={() => act({ kind: 'retire', id: s.id }, 'Service retired')}
                             aria-label={`Retire ${s.name}`}
-                          >
-                            <Archive aria-hidden="true" /> Retire
-                          </Button>
+                          />
                         )}
                       </div>
                     </td>
@@ -229,11 +204,7 @@ export function ServicesAdmin() {
           </div>
         )}
       </CardContent>
-      <ServiceFormDialog
-        key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
-        service={editing}
-        onClose={() => setEditing(null)}
-      />
+      <ServiceFormDialog key={recordFormKey(editing)} service={editing} onClose={() => setEditing(null)} />
       <OffersDialog service={list.find((s) => s.id === offersOf) ?? null} onClose={() => setOffersOf(null)} />
     </Card>
   );
@@ -243,7 +214,7 @@ function ServiceFormDialog({
   service,
   onClose,
 }: {
-  service: AdminService | 'new' | null;
+  service: RecordDraft<AdminService>;
   onClose: () => void;
 }) {
   const change = useChangeService();
@@ -259,80 +230,63 @@ function ServiceFormDialog({
 
   const onSubmit = (values: ServiceFormValues) => {
     if (!service) return;
-    const input = toInput(values);
-    change.mutate(service === 'new' ? { kind: 'create', input } : { kind: 'update', id: service.id, input }, {
-      onSuccess: (res) => {
-        toast({
-          title: service === 'new' ? 'Service created' : 'Service updated',
-          description: res.data.name,
-        });
-        onClose();
-      },
-      onError: (err) => toastError(errorMessage(err)),
-    });
+    change.mutate(
+      saveRecord(service, toInput(values)),
+      savedToasts(isNew ? 'Service created' : 'Service updated', onClose),
+    );
   };
 
   return (
-    <Dialog open={service !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent className="max-w-2xl">
-        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
-          <DialogHeader>
-            <DialogTitle>{isNew ? 'New Service' : 'Edit Service'}</DialogTitle>
-            <DialogDescription>
-              Shown to users under Available Services and Analysis services. Prices are set per provider under
-              Offers.
-            </DialogDescription>
-          </DialogHeader>
-          <div className="grid gap-3 sm:grid-cols-2">
-            <FormField label="Name" error={errors.name}>
-              {(a) => <Input {...a} {...register('name')} />}
-            </FormField>
-            <FormField label="Scope (e.g. expert_review)" error={errors.scope}>
-              {(a) => <Input {...a} {...register('scope')} />}
-            </FormField>
-            <FormField label="Type" error={errors.type}>
-              {(a) => (
-                <NativeSelect {...a} {...register('type')}>
-                  {serviceTypeSchema.options.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </NativeSelect>
-              )}
-            </FormField>
-            <FormField label="Typical time (e.g. 24-48 hours)" error={errors.typicalTime}>
-              {(a) => <Input {...a} {...register('typicalTime')} />}
-            </FormField>
-            <FormField label="Description" error={errors.description} className="sm:col-span-2">
-              {(a) => <Textarea {...a} rows={3} {...register('description')} />}
-            </FormField>
-            <FormField
-              label="Required data (one item a line)"
-              error={errors.requiredData}
-              className="sm:col-span-2"
-            >
-              {(a) => <Textarea {...a} rows={3} {...register('requiredData')} />}
-            </FormField>
-            <FormField
-              label="Supported modalities (comma-separated, e.g. X-Ray, CT, MRI)"
-              error={errors.supportedModalities}
-              className="sm:col-span-2"
-            >
-              {(a) => <Input {...a} {...register('supportedModalities')} />}
-            </FormField>
-          </div>
-          <DialogFooter>
-            <Button type="button" variant="outline" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={change.isPending}>
-              {isNew ? 'Create Service' : 'Save Changes'}
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={service !== null}
+      onClose={onClose}
+      onSubmit={handleSubmit(onSubmit)}
+      title={isNew ? 'New Service' : 'Edit Service'}
+      description="Shown to users under Available Services and Analysis services. Prices are set per provider under Offers."
+      submitLabel={isNew ? 'Create Service' : 'Save Changes'}
+      pending={change.isPending}
+      className="max-w-2xl"
+    >
+      <div className="grid gap-3 sm:grid-cols-2">
+        <FormField label="Name" error={errors.name}>
+          {(a) => <Input {...a} {...register('name')} />}
+        </FormField>
+        <FormField label="Scope (e.g. expert_review)" error={errors.scope}>
+          {(a) => <Input {...a} {...register('scope')} />}
+        </FormField>
+        <FormField label="Type" error={errors.type}>
+          {(a) => (
+            <NativeSelect {...a} {...register('type')}>
+              {serviceTypeSchema.options.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </NativeSelect>
+          )}
+        </FormField>
+        <FormField label="Typical time (e.g. 24-48 hours)" error={errors.typicalTime}>
+          {(a) => <Input {...a} {...register('typicalTime')} />}
+        </FormField>
+        <FormField label="Description" error={errors.description} className="sm:col-span-2">
+          {(a) => <Textarea {...a} rows={3} {...register('description')} />}
+        </FormField>
+        <FormField
+          label="Required data (one item a line)"
+          error={errors.requiredData}
+          className="sm:col-span-2"
+        >
+          {(a) => <Textarea {...a} rows={3} {...register('requiredData')} />}
+        </FormField>
+        <FormField
+          label="Supported modalities (comma-separated, e.g. X-Ray, CT, MRI)"
+          error={errors.supportedModalities}
+          className="sm:col-span-2"
+        >
+          {(a) => <Input {...a} {...register('supportedModalities')} />}
+        </FormField>
+      </div>
+    </FormDialog>
   );
 }
 
@@ -363,10 +317,7 @@ function notSoldHint(o: AdminOffer): string | null {
 function OffersDialog({ service, onClose }: { service: AdminService | null; onClose: () => void }) {
   const change = useChangeService();
   const offerChange = (c: ServiceChange, title: string, name: string) =>
-    change.mutate(c, {
-      onSuccess: () => toast({ title, description: name }),
-      onError: (err) => toastError(errorMessage(err)),
-    });
+    change.mutate(c, { onSuccess: () => toast({ title, description: name }), onError: toastFailure });
   return (
     <Dialog open={service !== null} onOpenChange={(open) => !open && onClose()}>
       <DialogContent className="max-w-3xl">
@@ -407,9 +358,7 @@ function OffersDialog({ service, onClose }: { service: AdminService | null; onCl
                     {o.retiredAt ? (
                       o.retiredBy !== 'provider' && (
                         <div>
-                          <Button
-                            size="sm"
-                            variant="outline"
+                          <RestoreButton
                             disabled={change.isPending}
                             aria-label={`Restore offer of ${o.providerName}`}
                             onClick={() =>
@@ -419,19 +368,15 @@ function OffersDialog({ service, onClose }: { service: AdminService | null; onCl
                                 o.providerName,
                               )
                             }
-                          >
-                            <ArchiveRestore aria-hidden="true" /> Restore
-                          </Button>
+                          />
                         </div>
                       )
                     ) : (
                       <>
                         <div className="flex flex-wrap items-start gap-2">
                           <RepriceForm key={`${o.providerId}-${o.price}`} serviceId={service.id} offer={o} />
-                          <Button
-                            size="sm"
-                            variant="outline"
-                            className="h-10 text-destructive hover:bg-destructive/10 hover:text-destructive"
+                          <RetireButton
+                            className="h-10"
                             disabled={change.isPending}
                             aria-label={`Retire offer of ${o.providerName}`}
                             onClick={() =>
@@ -441,9 +386,7 @@ function OffersDialog({ service, onClose }: { service: AdminService | null; onCl
                                 o.providerName,
                               )
                             }
-                          >
-                            <Archive aria-hidden="true" /> Retire
-                          </Button>
+                          />
                         </div>
                         <OfferTermsForm
                           key={`${o.providerId}-${o.turnaround}-${o.modalities.join()}`}
@@ -483,7 +426,7 @@ function RepriceForm({ serviceId, offer }: { serviceId: string; offer: AdminOffe
       {
         onSuccess: () =>
           toast({ title: 'Price updated', description: `${offer.providerName}: ${formatDollars(price)}` }),
-        onError: (err) => toastError(errorMessage(err)),
+        onError: toastFailure,
       },
     );
   const error = errors.price?.message;
@@ -560,7 +503,7 @@ function OfferTermsForm({ service, offer }: { service: AdminService; offer: Admi
           toast({ title: 'Offer updated', description: `${offer.providerName}: ${turnaround}` });
           setOpen(false);
         },
-        onError: (err) => toastError(errorMessage(err)),
+        onError: toastFailure,
       },
     );
   return (
@@ -627,7 +570,7 @@ function AddOfferForm({ service }: { service: AdminService }) {
           toast({ title: 'Offer added', description: formatDollars(values.price) });
           reset({ providerId: '', price: undefined });
         },
-        onError: (err) => toastError(errorMessage(err)),
+        onError: toastFailure,
       },
     );
   return (

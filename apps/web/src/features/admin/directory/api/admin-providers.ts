@@ -1,30 +1,25 @@
 import type { AdminProvider, ProviderInput } from '@mi/contracts/sharing';
 import type { VendorConfigResponse } from '@mi/contracts/vendors';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import { useReauth } from '../../shared/components/reauth-provider';
+import { useAdminMutation } from '../../shared/api/admin-mutation';
+import { changeRecord, recordUrl, type RecordChange } from '../../shared/api/record-changes';
 
 type Answer = { message: string; data: AdminProvider };
 const base = '/api/admin/providers';
-const one = (id: string) => `${base}/${encodeURIComponent(id)}`;
+const one = (id: string) => recordUrl(base, id);
 
 export type ProviderChange =
-  | { kind: 'create'; input: ProviderInput }
-  | { kind: 'update'; id: string; input: ProviderInput }
-  | { kind: 'retire' | 'restore' | 'unlink'; id: string }
-  | { kind: 'link'; id: string; email: string };
+  RecordChange<ProviderInput> | { kind: 'unlink'; id: string } | { kind: 'link'; id: string; email: string };
 
 /** POST/PUT /api/admin/providers…: create, edit, retire, restore, link to or unlink from an account. */
 export function changeProvider(change: ProviderChange): Promise<Answer> {
   switch (change.kind) {
     case 'create':
-      return api.post<Answer>(base, change.input);
     case 'update':
-      return api.put<Answer>(one(change.id), change.input);
     case 'retire':
     case 'restore':
-      return api.post<Answer>(`${one(change.id)}/${change.kind}`);
+      return changeRecord<Answer, ProviderInput>(base, change);
     case 'link':
       return api.put<Answer>(`${one(change.id)}/link`, { email: change.email });
     case 'unlink':
@@ -33,17 +28,11 @@ export function changeProvider(change: ProviderChange): Promise<Answer> {
 }
 
 export function useChangeProvider() {
-  const queryClient = useQueryClient();
-  const withReauth = useReauth();
-  return useMutation({
-    mutationFn: (change: Parameters<typeof changeProvider>[0]) => withReauth(() => changeProvider(change)),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.admin.providers }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.providers }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.userProviders }),
-      ]),
-  });
+  return useAdminMutation(changeProvider, [
+    queryKeys.admin.providers,
+    queryKeys.providers,
+    queryKeys.userProviders,
+  ]);
 }
 
 export type VendorChange =
@@ -65,10 +54,5 @@ export function changeVendor(change: VendorChange): Promise<VendorConfigResponse
 }
 
 export function useChangeVendor() {
-  const queryClient = useQueryClient();
-  const withReauth = useReauth();
-  return useMutation({
-    mutationFn: (change: VendorChange) => withReauth(() => changeVendor(change)),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.providers }),
-  });
+  return useAdminMutation(changeVendor, [queryKeys.admin.providers]);
 }

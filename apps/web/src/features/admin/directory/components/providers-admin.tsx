@@ -7,18 +7,7 @@ import {
   type ProviderInput,
 } from '@mi/contracts/sharing';
 import { vendorWebhookBodySchema } from '@mi/contracts/vendors';
-import {
-  Archive,
-  ArchiveRestore,
-  Bot,
-  KeyRound,
-  Link2,
-  Pencil,
-  Plus,
-  RefreshCw,
-  Stethoscope,
-  Unlink,
-} from 'lucide-react';
+import { Bot, KeyRound, Link2, Plus, Stethoscope, Unlink } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
@@ -57,7 +46,11 @@ import {
   type VendorChange,
 } from '../api/admin-providers';
 import { useAdminProviders } from '../../shared/api/admin-providers';
+import { saveRecord } from '../../shared/api/record-changes';
+import { FormDialog, recordFormKey, type RecordDraft } from '../../shared/components/form-dialog';
 import { FormField } from '../../shared/components/form-field';
+import { EditButton, RefreshButton, RestoreButton, RetireButton } from '../../shared/components/list-actions';
+import { savedToasts, toastFailure } from '../../shared/utils/change-toasts';
 
 // The server's schema, with credentials typed as one comma-separated line.
 const providerFormSchema = providerInputSchema.omit({ credentials: true }).extend({
@@ -119,16 +112,12 @@ function cannotSell(p: AdminProvider): boolean {
 export function ProvidersAdmin() {
   const providers = useAdminProviders();
   const change = useChangeProvider();
-  const [editing, setEditing] = useState<AdminProvider | 'new' | null>(null);
+  const [editing, setEditing] = useState<RecordDraft<AdminProvider>>(null);
   const [linking, setLinking] = useState<AdminProvider | null>(null);
   const [vendorOf, setVendorOf] = useState<string | null>(null);
   const list = providers.data ?? [];
 
-  const act = (c: ProviderChange, title: string) =>
-    change.mutate(c, {
-      onSuccess: (res) => toast({ title, description: res.data.name }),
-      onError: (err) => toastError(errorMessage(err)),
-    });
+  const act = (c: ProviderChange, title: string) => change.mutate(c, savedToasts(title));
 
   return (
     <Card>
@@ -143,15 +132,7 @@ export function ProvidersAdmin() {
           </CardDescription>
         </div>
         <div className="flex gap-2">
-          <Button
-            variant="outline"
-            size="sm"
-            className="h-10"
-            onClick={() => providers.refetch()}
-            disabled={providers.isFetching}
-          >
-            <RefreshCw aria-hidden="true" className={cn(providers.isFetching && 'animate-spin')} /> Refresh
-          </Button>
+          <RefreshButton query={providers} />
           <Button size="sm" className="h-10" onClick={() => setEditing('new')}>
             <Plus aria-hidden="true" /> New Organisation
           </Button>
@@ -219,16 +200,7 @@ export function ProvidersAdmin() {
                   </p>
                 )}
                 <div className="mt-3 flex flex-wrap gap-2">
-                  {p.kind !== 'professional' && (
-                    <Button
-                      size="sm"
-                      variant="outline"
-                      onClick={() => setEditing(p)}
-                      aria-label={`Edit ${p.name}`}
-                    >
-                      <Pencil aria-hidden="true" /> Edit
-                    </Button>
-                  )}
+                  {p.kind !== 'professional' && <EditButton name={p.name} onClick={() => setEditing(p)} />}
                   {p.kind !== 'organisation' ? null : p.linkedUser ? (
                     <Button
                       size="sm"
@@ -255,25 +227,16 @@ export function ProvidersAdmin() {
                     </Button>
                   )}
                   {p.retiredAt ? (
-                    <Button
-                      size="sm"
-                      variant="outline"
+                    <RestoreButton
                       disabled={change.isPending}
                       onClick={() => act({ kind: 'restore', id: p.id }, 'Provider restored')}
-                    >
-                      <ArchiveRestore aria-hidden="true" /> Restore
-                    </Button>
+                    />
                   ) : (
-                    <Button
-                      size="sm"
-                      variant="outline"
-                      className="text-destructive hover:bg-destructive/10 hover:text-destructive"
+                    <RetireButton
                       disabled={change.isPending}
                       onClick={() => act({ kind: 'retire', id: p.id }, 'Provider retired')}
                       aria-label={`Retire ${p.name}`}
-                    >
-                      <Archive aria-hidden="true" /> Retire
-                    </Button>
+                    />
                   )}
                 </div>
               </li>
@@ -281,11 +244,7 @@ export function ProvidersAdmin() {
           </ul>
         )}
       </CardContent>
-      <ProviderFormDialog
-        key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
-        provider={editing}
-        onClose={() => setEditing(null)}
-      />
+      <ProviderFormDialog key={recordFormKey(editing)} provider={editing} onClose={() => setEditing(null)} />
       <LinkDialog provider={linking} onClose={() => setLinking(null)} />
       <VendorDialog
         key={vendorOf ?? 'closed'}
@@ -300,7 +259,7 @@ function ProviderFormDialog({
   provider,
   onClose,
 }: {
-  provider: AdminProvider | 'new' | null;
+  provider: RecordDraft<AdminProvider>;
   onClose: () => void;
 }) {
   const change = useChangeProvider();
@@ -317,115 +276,91 @@ function ProviderFormDialog({
 
   const onSubmit = (values: ProviderFormValues) => {
     if (!provider) return;
-    const input = toInput(values);
     change.mutate(
-      provider === 'new' ? { kind: 'create', input } : { kind: 'update', id: provider.id, input },
-      {
-        onSuccess: (res) => {
-          toast({
-            title: provider === 'new' ? 'Organisation created' : 'Organisation updated',
-            description: res.data.name,
-          });
-          onClose();
-        },
-        onError: (err) => toastError(errorMessage(err)),
-      },
+      saveRecord(provider, toInput(values)),
+      savedToasts(isNew ? 'Organisation created' : 'Organisation updated', onClose),
     );
   };
 
   return (
-    <Dialog open={provider !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent className="max-w-3xl">
-        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
-          <DialogHeader>
-            <DialogTitle>{isNew ? 'New Organisation' : 'Edit Organisation'}</DialogTitle>
-            <DialogDescription>
-              A clinic, teleradiology group or AI vendor. Every field is shown to users in Provider Details;
-              its rating comes from patients.
-            </DialogDescription>
-          </DialogHeader>
-          <div className="grid gap-3 sm:grid-cols-2">
-            <FormField label="Name" error={errors.name}>
-              {(a) => <Input {...a} {...register('name')} />}
-            </FormField>
-            <FormField label="Specialty" error={errors.specialty}>
-              {(a) => <Input {...a} list={listId} {...register('specialty')} />}
-            </FormField>
-            <datalist id={listId}>
-              {SPECIALTIES.map((s) => (
-                <option key={s} value={s} />
-              ))}
-            </datalist>
-            <FormField label="Description" error={errors.description} className="sm:col-span-2">
-              {(a) => <Textarea {...a} rows={3} {...register('description')} />}
-            </FormField>
-            <FormField label="Years of experience" error={errors.yearsOfExperience}>
-              {(a) => <Input {...a} inputMode="numeric" {...register('yearsOfExperience')} />}
-            </FormField>
-            <FormField
-              label="Credentials (comma-separated)"
-              error={errors.credentials}
-              className="sm:col-span-2"
-            >
-              {(a) => <Input {...a} {...register('credentials')} />}
-            </FormField>
-            <FormField label="Street" error={errors.location?.street}>
-              {(a) => <Input {...a} {...register('location.street')} />}
-            </FormField>
-            <FormField label="City" error={errors.location?.city}>
-              {(a) => <Input {...a} {...register('location.city')} />}
-            </FormField>
-            <FormField label="State / region" error={errors.location?.state}>
-              {(a) => <Input {...a} {...register('location.state')} />}
-            </FormField>
-            <FormField label="Postal code" error={errors.location?.zipCode}>
-              {(a) => <Input {...a} {...register('location.zipCode')} />}
-            </FormField>
-            <FormField label="Country" error={errors.location?.country}>
-              {(a) => <Input {...a} {...register('location.country')} />}
-            </FormField>
-            <FormField label="Academic rank" error={errors.academicProfile?.rank}>
-              {(a) => <Input {...a} {...register('academicProfile.rank')} />}
-            </FormField>
-            <FormField label="Publications" error={errors.academicProfile?.numberOfPublications}>
-              {(a) => (
-                <Input
-                  {...a}
-                  type="number"
-                  min={0}
-                  {...register('academicProfile.numberOfPublications', { valueAsNumber: true })}
-                />
-              )}
-            </FormField>
-            <FormField label="Email" error={errors.contactInformation?.email}>
-              {(a) => <Input {...a} type="email" {...register('contactInformation.email')} />}
-            </FormField>
-            <FormField label="Mobile" error={errors.contactInformation?.mobile}>
-              {(a) => <Input {...a} type="tel" {...register('contactInformation.mobile')} />}
-            </FormField>
-            <FormField label="Website" error={errors.contactInformation?.website}>
-              {(a) => (
-                <Input {...a} type="url" placeholder="https://" {...register('contactInformation.website')} />
-              )}
-            </FormField>
-            <FormField label="Working hours: weekdays" error={errors.workingHours?.weekdays}>
-              {(a) => <Input {...a} {...register('workingHours.weekdays')} />}
-            </FormField>
-            <FormField label="Working hours: weekends" error={errors.workingHours?.weekends}>
-              {(a) => <Input {...a} {...register('workingHours.weekends')} />}
-            </FormField>
-          </div>
-          <DialogFooter>
-            <Button type="button" variant="outline" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={change.isPending}>
-              {isNew ? 'Create Organisation' : 'Save Changes'}
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={provider !== null}
+      onClose={onClose}
+      onSubmit={handleSubmit(onSubmit)}
+      title={isNew ? 'New Organisation' : 'Edit Organisation'}
+      description="A clinic, teleradiology group or AI vendor. Every field is shown to users in Provider Details; its rating comes from patients."
+      submitLabel={isNew ? 'Create Organisation' : 'Save Changes'}
+      pending={change.isPending}
+      className="max-w-3xl"
+    >
+      <div className="grid gap-3 sm:grid-cols-2">
+        <FormField label="Name" error={errors.name}>
+          {(a) => <Input {...a} {...register('name')} />}
+        </FormField>
+        <FormField label="Specialty" error={errors.specialty}>
+          {(a) => <Input {...a} list={listId} {...register('specialty')} />}
+        </FormField>
+        <datalist id={listId}>
+          {SPECIALTIES.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+        <FormField label="Description" error={errors.description} className="sm:col-span-2">
+          {(a) => <Textarea {...a} rows={3} {...register('description')} />}
+        </FormField>
+        <FormField label="Years of experience" error={errors.yearsOfExperience}>
+          {(a) => <Input {...a} inputMode="numeric" {...register('yearsOfExperience')} />}
+        </FormField>
+        <FormField label="Credentials (comma-separated)" error={errors.credentials} className="sm:col-span-2">
+          {(a) => <Input {...a} {...register('credentials')} />}
+        </FormField>
+        <FormField label="Street" error={errors.location?.street}>
+          {(a) => <Input {...a} {...register('location.street')} />}
+        </FormField>
+        <FormField label="City" error={errors.location?.city}>
+          {(a) => <Input {...a} {...register('location.city')} />}
+        </FormField>
+        <FormField label="State / region" error={errors.location?.state}>
+          {(a) => <Input {...a} {...register('location.state')} />}
+        </FormField>
+        <FormField label="Postal code" error={errors.location?.zipCode}>
+          {(a) => <Input {...a} {...register('location.zipCode')} />}
+        </FormField>
+        <FormField label="Country" error={errors.location?.country}>
+          {(a) => <Input {...a} {...register('location.country')} />}
+        </FormField>
+        <FormField label="Academic rank" error={errors.academicProfile?.rank}>
+          {(a) => <Input {...a} {...register('academicProfile.rank')} />}
+        </FormField>
+        <FormField label="Publications" error={errors.academicProfile?.numberOfPublications}>
+          {(a) => (
+            <Input
+              {...a}
+              type="number"
+              min={0}
+              {...register('academicProfile.numberOfPublications', { valueAsNumber: true })}
+            />
+          )}
+        </FormField>
+        <FormField label="Email" error={errors.contactInformation?.email}>
+          {(a) => <Input {...a} type="email" {...register('contactInformation.email')} />}
+        </FormField>
+        <FormField label="Mobile" error={errors.contactInformation?.mobile}>
+          {(a) => <Input {...a} type="tel" {...register('contactInformation.mobile')} />}
+        </FormField>
+        <FormField label="Website" error={errors.contactInformation?.website}>
+          {(a) => (
+            <Input {...a} type="url" placeholder="https://" {...register('contactInformation.website')} />
+          )}
+        </FormField>
+        <FormField label="Working hours: weekdays" error={errors.workingHours?.weekdays}>
+          {(a) => <Input {...a} {...register('workingHours.weekdays')} />}
+        </FormField>
+        <FormField label="Working hours: weekends" error={errors.workingHours?.weekends}>
+          {(a) => <Input {...a} {...register('workingHours.weekends')} />}
+        </FormField>
+      </div>
+    </FormDialog>
   );
 }
 
@@ -458,38 +393,32 @@ function LinkDialog({ provider, onClose }: { provider: AdminProvider | null; onC
   };
   const error = errors.email?.message;
   return (
-    <Dialog open={provider !== null} onOpenChange={(open) => !open && close()}>
-      <DialogContent>
-        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
-          <DialogHeader>
-            <DialogTitle>Link to a professional account</DialogTitle>
-            <DialogDescription>
-              Studies shared with {provider?.name} will reach this account. It must be an approved medical
-              professional who has confirmed their email.
-            </DialogDescription>
-          </DialogHeader>
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-email`}>Account email</Label>
-            <Input
-              id={`${id}-email`}
-              type="email"
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? `${id}-email-error` : undefined}
-              {...register('email')}
-            />
-            <FieldError id={`${id}-email-error`} message={error} />
-          </div>
-          <DialogFooter>
-            <Button type="button" variant="outline" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={change.isPending}>
-              Link Account
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={provider !== null}
+      onClose={close}
+      onSubmit={handleSubmit(onSubmit)}
+      title="Link to a professional account"
+      description={
+        <>
+          Studies shared with {provider?.name} will reach this account. It must be an approved medical
+          professional who has confirmed their email.
+        </>
+      }
+      submitLabel="Link Account"
+      pending={change.isPending}
+    >
+      <div className="grid gap-2">
+        <Label htmlFor={`${id}-email`}>Account email</Label>
+        <Input
+          id={`${id}-email`}
+          type="email"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-email-error` : undefined}
+          {...register('email')}
+        />
+        <FieldError id={`${id}-email-error`} message={error} />
+      </div>
+    </FormDialog>
   );
 }
 
@@ -521,7 +450,7 @@ function VendorDialog({ provider, onClose }: { provider: AdminProvider | null; o
       onError: (err) =>
         c.kind === 'set'
           ? setError('webhookUrl', { type: 'server', message: errorMessage(err) })
-          : toastError(errorMessage(err)),
+          : toastFailure(err),
     });
   const onSubmit = ({ webhookUrl }: VendorValues) => {
     if (provider) run({ kind: 'set', id: provider.id, webhookUrl }, 'Vendor webhook saved');

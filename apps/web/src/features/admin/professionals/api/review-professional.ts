@@ -1,8 +1,7 @@
 import type { ProfessionalApplication } from '@mi/contracts/admin';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import { useReauth } from '../../shared/components/reauth-provider';
+import { useAdminMutation } from '../../shared/api/admin-mutation';
 
 type Decision = { id: string; decision: 'approve' } | { id: string; decision: 'reject'; reason: string };
 
@@ -15,11 +14,5 @@ export function reviewProfessional(
 }
 
 export function useReviewProfessional() {
-  const queryClient = useQueryClient();
-  const withReauth = useReauth();
-  return useMutation({
-    // A decision is an admin change: a stale sign-in asks to sign in again first.
-    mutationFn: (input: Decision) => withReauth(() => reviewProfessional(input)),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.professionals.all }),
-  });
+  return useAdminMutation(reviewProfessional, [queryKeys.admin.professionals.all]);
 }

@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { rejectProfessionalBodySchema, type ProfessionalApplication } from '@mi/contracts/admin';
-import { Check, RefreshCw, UserCheck, X } from 'lucide-react';
+import { Check, UserCheck, X } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
@@ -9,22 +9,16 @@ import { EmptyState } from '@/components/empty-state';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from '@/components/ui/dialog';
 import { FieldError } from '@/components/ui/field-error';
 import { Label } from '@/components/ui/label';
 import { NativeSelect } from '@/components/ui/native-select';
 import { Textarea } from '@/components/ui/textarea';
-import { toast, toastError } from '@/hooks/use-toast';
+import { toast } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDate, formatDateTime } from '@/lib/format';
-import { cn } from '@/lib/utils';
+import { FormDialog } from '../../shared/components/form-dialog';
+import { RefreshButton } from '../../shared/components/list-actions';
+import { toastFailure } from '../../shared/utils/change-toasts';
 import { useProfessionals, type ApplicationStatusFilter } from '../api/get-professionals';
 import { useReviewProfessional } from '../api/review-professional';
 
@@ -53,7 +47,7 @@ export function ProfessionalsList() {
       {
         onSuccess: () =>
           toast({ title: 'Application approved', description: `${app.email} can now use the platform.` }),
-        onError: (err) => toastError(errorMessage(err)),
+        onError: toastFailure,
       },
     );
 
@@ -80,15 +74,7 @@ export function ProfessionalsList() {
               <option value="all">All</option>
             </NativeSelect>
           </div>
-          <Button
-            variant="outline"
-            size="sm"
-            className="h-10"
-            onClick={() => applications.refetch()}
-            disabled={applications.isFetching}
-          >
-            <RefreshCw aria-hidden="true" className={cn(applications.isFetching && 'animate-spin')} /> Refresh
-          </Button>
+          <RefreshButton query={applications} />
         </div>
       </CardHeader>
       <CardContent>
@@ -213,37 +199,32 @@ function RejectDialog({
   const error = errors.reason?.message;
 
   return (
-    <Dialog open={application !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent>
-        <form onSubmit={handleSubmit(onSubmit)} className="grid gap-4" noValidate>
-          <DialogHeader>
-            <DialogTitle>Reject application</DialogTitle>
-            <DialogDescription>
-              {application?.name ?? application?.email} will receive this reason by email and see it when
-              signing in.
-            </DialogDescription>
-          </DialogHeader>
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-reason`}>Reason</Label>
-            <Textarea
-              id={`${id}-reason`}
-              maxLength={1000}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? `${id}-reason-error` : undefined}
-              {...register('reason')}
-            />
-            <FieldError id={`${id}-reason-error`} message={error} />
-          </div>
-          <DialogFooter>
-            <Button type="button" variant="outline" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" variant="destructive" disabled={review.isPending}>
-              Reject Application
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={application !== null}
+      onClose={onClose}
+      onSubmit={handleSubmit(onSubmit)}
+      title="Reject application"
+      description={
+        <>
+          {application?.name ?? application?.email} will receive this reason by email and see it when signing
+          in.
+        </>
+      }
+      submitLabel="Reject Application"
+      submitVariant="destructive"
+      pending={review.isPending}
+    >
+      <div className="grid gap-2">
+        <Label htmlFor={`${id}-reason`}>Reason</Label>
+        <Textarea
+          id={`${id}-reason`}
+          maxLength={1000}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-reason-error` : undefined}
+          {...register('reason')}
+        />
+        <FieldError id={`${id}-reason-error`} message={error} />
+      </div>
+    </FormDialog>
   );
 }

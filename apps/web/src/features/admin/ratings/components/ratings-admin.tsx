@@ -1,15 +1,16 @@
 import type { AdminRating } from '@mi/contracts/directory';
-import { Eye, EyeOff, RefreshCw, Star } from 'lucide-react';
+import { Eye, EyeOff, Star } from 'lucide-react';
 import { listStatus, ListStatus } from '@/components/list/list-status';
 import { EmptyState } from '@/components/empty-state';
 import { Stars } from '@/components/provider-trust';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
-import { toast, toastError } from '@/hooks/use-toast';
-import { errorMessage } from '@/lib/api-client';
+import { toast } from '@/hooks/use-toast';
 import { formatDateTime } from '@/lib/format';
 import { cn } from '@/lib/utils';
+import { RefreshButton } from '../../shared/components/list-actions';
+import { toastFailure } from '../../shared/utils/change-toasts';
 import { useAdminRatings, useHideRatingComment } from '../api/admin-ratings';
 
 function RatingItem({ rating: r }: { rating: AdminRating }) {
@@ -25,7 +26,7 @@ function RatingItem({ rating: r }: { rating: AdminRating }) {
               ? `Patients no longer see this comment on ${res.providerName}; the stars still count.`
               : `Patients see this comment on ${res.providerName} again.`,
           }),
-        onError: (err) => toastError(errorMessage(err)),
+        onError: toastFailure,
       },
     );
   return (
@@ -90,15 +91,7 @@ export function RatingsAdmin() {
             should not be shown; the stars still count towards the provider&apos;s rating.
           </CardDescription>
         </div>
-        <Button
-          variant="outline"
-          size="sm"
-          className="h-10"
-          onClick={() => ratings.refetch()}
-          disabled={ratings.isFetching}
-        >
-          <RefreshCw aria-hidden="true" className={cn(ratings.isFetching && 'animate-spin')} /> Refresh
-        </Button>
+        <RefreshButton query={ratings} />
       </CardHeader>
       <CardContent>
         <ListStatus

@@ -9,20 +9,12 @@ import {
   type ReactNode,
 } from 'react';
 import { Alert, AlertDescription } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
-import {
-  Dialog,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from '@/components/ui/dialog';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { PasswordInput } from '@/components/ui/password-input';
 import { errorMessage, isApiError } from '@/lib/api-client';
 import { reauthenticate } from '../api/reauthenticate';
+import { FormDialog } from './form-dialog';
 
 type WithReauth = <T>(run: () => Promise<T>) => Promise<T>;
 const ReauthContext = createContext<WithReauth | null>(null);
@@ -124,57 +116,49 @@ export function ReauthProvider({ children }: { children: ReactNode }) {
   return (
     <ReauthContext.Provider value={withReauth}>
       {children}
-      <Dialog open={open} onOpenChange={(next) => !next && settle(false)}>
-        <DialogContent>
-          <form onSubmit={submit} noValidate className="grid gap-4">
-            <DialogHeader>
-              <DialogTitle>Confirm it's you</DialogTitle>
-              <DialogDescription>
-                {step.kind === 'password'
-                  ? `Admin actions need a sign-in from the last ${REAUTH_WINDOW_MINUTES} minutes. Enter your password to continue.`
-                  : step.message}
-              </DialogDescription>
-            </DialogHeader>
-            {step.kind === 'password' ? (
-              <div className="grid gap-2">
-                <Label htmlFor="reauth-password">Password</Label>
-                <PasswordInput
-                  id="reauth-password"
-                  autoComplete="current-password"
-                  value={value}
-                  onChange={(e) => setValue(e.target.value)}
-                  autoFocus
-                />
-              </div>
-            ) : (
-              <div className="grid gap-2">
-                <Label htmlFor="reauth-code">Verification code</Label>
-                <Input
-                  id="reauth-code"
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  value={value}
-                  onChange={(e) => setValue(e.target.value)}
-                  autoFocus
-                />
-              </div>
-            )}
-            {error && (
-              <Alert variant="destructive" role="alert">
-                <AlertDescription>{error}</AlertDescription>
-              </Alert>
-            )}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => settle(false)}>
-                Cancel
-              </Button>
-              <Button type="submit" disabled={busy}>
-                {step.kind === 'password' ? 'Continue' : 'Verify'}
-              </Button>
-            </DialogFooter>
-          </form>
-        </DialogContent>
-      </Dialog>
+      <FormDialog
+        open={open}
+        onClose={() => settle(false)}
+        onSubmit={submit}
+        title="Confirm it's you"
+        description={
+          step.kind === 'password'
+            ? `Admin actions need a sign-in from the last ${REAUTH_WINDOW_MINUTES} minutes. Enter your password to continue.`
+            : step.message
+        }
+        submitLabel={step.kind === 'password' ? 'Continue' : 'Verify'}
+        pending={busy}
+      >
+        {step.kind === 'password' ? (
+          <div className="grid gap-2">
+            <Label htmlFor="reauth-password">Password</Label>
+            <PasswordInput
+              id="reauth-password"
+              autoComplete="current-password"
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+              autoFocus
+            />
+          </div>
+        ) : (
+          <div className="grid gap-2">
+            <Label htmlFor="reauth-code">Verification code</Label>
+            <Input
+              id="reauth-code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+              autoFocus
+            />
+          </div>
+        )}
+        {error && (
+          <Alert variant="destructive" role="alert">
+            <AlertDescription>{error}</AlertDescription>
+          </Alert>
+        )}
+      </FormDialog>
     </ReauthContext.Provider>
   );
 }
