@@ -1,13 +1,15 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { E2E_WORKERS } from './workers';
 
 // Browser tests run against the built app started the way the README starts it (see global-setup),
-// in Debian's Chromium; Playwright never downloads a browser here.
+// in Debian's Chromium; Playwright never downloads a browser here. Spec files are shared out over
+// the workers; each worker drives an app of its own, and a file's tests run in order.
 export default defineConfig({
   testDir: './tests',
   globalSetup: './global-setup.ts',
   fullyParallel: false,
-  workers: 1,
+  workers: E2E_WORKERS,
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },

@@ -1,3 +1,4 @@
+import { workerBaseUrl } from './worker-app';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
@@ -186,6 +187,10 @@ function watchNewContexts(browser: Browser) {
 }
 
 export const test = base.extend<{ a11yWatch: Watch }, { a11yBrowser: void }>({
+  // This worker's own app (worker-app.ts); contexts made with browser.newContext() get it too.
+  baseURL: async ({ baseURL }, use) => {
+    await use(workerBaseUrl ?? baseURL);
+  },
   a11yBrowser: [
     async ({ browser }, use) => {
       watchNewContexts(browser);
