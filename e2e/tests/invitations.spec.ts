@@ -86,7 +86,7 @@ test('an invite link: QR code, widget on another site, and an upload that lands 
   const liveUrl = await page.getByLabel('Your invite link').inputValue();
 
   // User B, in a browser of their own: the old link says it no longer works once signed in.
-  const contextB = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  const contextB = await browser.newContext({ baseURL: process.env.E2E_BASE_URL });
   const pageB = await contextB.newPage();
   const liveLink = new URL(liveUrl);
   await pageB.goto(`${liveLink.pathname}${liveLink.search}`);
