@@ -5,6 +5,12 @@ import { E2E_WORKERS } from './workers';
 // Browser tests run against the built app started the way the README starts it (see global-setup),
 // in Debian's Chromium; Playwright never downloads a browser here. Spec files are shared out over
 // the workers; each worker drives an app of its own, and a file's tests run in order.
+// Every app the tests start (global-setup, and the specs' own) sets its captcha's proof-of-work at
+// 10 iterations an attempt instead of 1,000, as the server tests do: the sign-in and registration
+// pages still fetch, solve and send a real ALTCHA challenge, but solving no longer costs Chromium
+// about four seconds of CPU each time, which was most of this suite's time on two cores.
+process.env.ALTCHA_COST ??= '10';
+
 export default defineConfig({
   testDir: './tests',
   globalSetup: './global-setup.ts',

@@ -1,6 +1,6 @@
 /**
  * How many browser tests run at once, each worker against an app of its own (global-setup.ts).
- * The tests mostly wait on the app and the browser, so two workers fit this machine's two cores;
- * E2E_WORKERS=1 runs them one after another against one app.
+ * One by default: on two cores the suite is bound by Chromium's and the apps' CPU, and two workers
+ * took as long as one (24.5 min against 24.9). E2E_WORKERS=2 or more on a larger machine.
  */
-export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
+export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 1) || 1);
