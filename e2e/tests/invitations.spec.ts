@@ -32,6 +32,7 @@ async function readInviteUrl(page: Page): Promise<string> {
 test('an invite link: QR code, widget on another site, and an upload that lands with the inviter', async ({
   browser,
   page,
+  baseURL,
 }) => {
   // User A: the Share & Embed page.
   await registerPatient(page, uniqueEmail('inviter'), 'Ada', 'Inviter');
@@ -86,7 +87,7 @@ test('an invite link: QR code, widget on another site, and an upload that lands 
   const liveUrl = await page.getByLabel('Your invite link').inputValue();
 
   // User B, in a browser of their own: the old link says it no longer works once signed in.
-  const contextB = await browser.newContext({ baseURL: process.env.E2E_BASE_URL });
+  const contextB = await browser.newContext({ baseURL });
   const pageB = await contextB.newPage();
   const liveLink = new URL(liveUrl);
   await pageB.goto(`${liveLink.pathname}${liveLink.search}`);
