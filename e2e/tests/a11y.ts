@@ -32,6 +32,8 @@ export interface A11yFinding {
   impact: string;
   help: string;
   targets: string[];
+  /** axe's own words on why each element failed (e.g. the contrast ratio and both colours). */
+  why: string[];
 }
 
 /** Whether the page is the app (its index.html carries this description), not the viewer or a file. */
@@ -68,6 +70,7 @@ export async function axeFindings(page: Page): Promise<A11yFinding[]> {
         impact: v.impact ?? '',
         help: v.help,
         targets: v.nodes.map((n) => n.target.map(String).join(' >> ')),
+        why: v.nodes.map((n) => (n.failureSummary ?? '').replace(/\s+/g, ' ').trim()),
       }));
   });
 }
@@ -76,7 +79,7 @@ export function describeFindings(findings: A11yFinding[]): string {
   return findings
     .map(
       (f) =>
-        `[${f.impact}] ${f.rule}: ${f.help}\n    on ${f.url}\n${f.targets.map((t) => `      - ${t}`).join('\n')}`,
+        `[${f.impact}] ${f.rule}: ${f.help}\n    on ${f.url}\n${f.targets.map((t, i) => `      - ${t}${f.why[i] ? `\n        ${f.why[i]}` : ''}`).join('\n')}`,
     )
     .join('\n');
 }

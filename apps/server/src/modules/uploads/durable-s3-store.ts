@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
+import type { KvStore } from '@tus/utils';
 
 /** S3 user metadata on an upload's pending part: the number of the part its bytes will open. */
 const NEXT_PART = 'tus-next-part';
@@ -21,6 +22,17 @@ const NEXT_PART = 'tus-next-part';
  * mid-chunk, and durable-s3-store.test.ts.
  */
 export class DurableS3Store extends S3Store {
+  /**
+   * No upload metadata kept in process memory. @tus/s3-store caches each upload's `.info` record per
+   * process, and a cached record outlives the upload when another node, or a sweep running beside
+   * this request, removes it: the multipart upload is then gone, which the store reads as
+   * *finished*, and a HEAD answers offset = size for an upload that no longer exists. Each read goes
+   * to the bucket instead: one small GET per request.
+   */
+  constructor(options: ConstructorParameters<typeof S3Store>[0]) {
+    super({ ...options, cache: options.cache ?? readThrough });
+  }
+
   /** Per upload being written by this process: the part number the next part gets, and the full parts sent. */
   private readonly writing = new Map<
     string,
@@ -134,3 +146,9 @@ function isNotFound(err: unknown): boolean {
   const code = (err as { Code?: unknown } | null)?.Code;
   return ['NotFound', 'NoSuchKey'].includes(String(name)) || ['NotFound', 'NoSuchKey'].includes(String(code));
 }
+
+const readThrough: KvStore<MetadataValue> = {
+  get: async () => undefined,
+  set: async () => undefined,
+  delete: async () => undefined,
+};

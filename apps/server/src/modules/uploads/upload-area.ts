@@ -121,9 +121,8 @@ function s3UploadArea(config: Config, storage: ObjectStorage): UploadArea {
         [id, `${id}.info`, `${id}.part`].map((key) => storage.delete(key).catch(() => undefined)),
       );
     },
-    // Unfinished uploads are open S3 multipart uploads. tus's own deleteExpired removes them but
-    // leaves its in-process metadata cache behind, after which the upload reads as *finished*; so
-    // list them here and go through remove(), which clears that cache. Finished, unclaimed archives
+    // Unfinished uploads are open S3 multipart uploads, listed here and removed with everything they
+    // left in the bucket (tus's own deleteExpired leaves the `.part` object). Finished, unclaimed archives
     // are plain objects among the study files; finding them would mean listing the whole bucket,
     // so a bucket lifecycle rule on `*/study.zip` is the tool for those.
     async sweep(createdBefore) {

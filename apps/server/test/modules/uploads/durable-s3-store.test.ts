@@ -82,6 +82,26 @@ describe.skipIf(!motoInstalled())('DurableS3Store', () => {
     expect(offset).toBe(0);
   });
 
+  it('never answers from memory: an upload another node removed is gone here too, not finished', async () => {
+    const here = storeOf(DurableS3Store);
+    const id = await create(here, 8 * MiB);
+    expect(await here.write(Readable.from([randomBytes(MiB)]), id, 0)).toBe(MiB);
+    expect((await here.getUpload(id)).offset).toBe(MiB);
+    // Another node (or a sweep beside this request) removes it: the multipart upload is aborted.
+    await storeOf(DurableS3Store).remove(id);
+    await expect(here.getUpload(id)).rejects.toBeTruthy();
+  });
+
+  it('(@tus/s3-store by itself answers from its cache that the removed upload is finished)', async () => {
+    const here = storeOf(S3Store);
+    const id = await create(here, 8 * MiB);
+    await here.getUpload(id);
+    await storeOf(S3Store).remove(id);
+    // tus removes the `.info` record only after it aborted the upload; the cached copy still says it
+    // exists, and a missing multipart upload means "completed" to the store.
+    expect((await here.getUpload(id)).offset).toBe(8 * MiB);
+  });
+
   it('ignores a pending object whose bytes are already in a stored part (a node that died before deleting it)', async () => {
     const store = storeOf(DurableS3Store);
     const data = randomBytes(8 * MiB);
