@@ -3,6 +3,16 @@ import { defineConfig } from 'vitest/config';
 
 /** Server tests that replace a module (vi.mock) and so need a module cache of their own. */
 const ISOLATED_SERVER_TESTS = ['apps/server/test/system/authorization-matrix.test.ts'];
+/**
+ * Server tests that never read DATABASE_URL (the DICOM engine's, the archive writer's and the lint
+ * rules'): a run on PostgreSQL (DATABASE_URL set) leaves them out, as they ran the same on PGlite.
+ */
+const DATABASE_FREE_SERVER_TESTS = [
+  'apps/server/test/dicom/**',
+  'apps/server/test/dicom-archive/**',
+  'apps/server/test/architecture.test.ts',
+];
+const skippedOnPostgres = process.env.DATABASE_URL ? DATABASE_FREE_SERVER_TESTS : [];
 
 // One runner for every unit and integration test in the repo. Browser tests live in e2e/ (Playwright).
 export default defineConfig({
@@ -23,7 +33,7 @@ export default defineConfig({
         test: {
           name: 'server',
           include: ['apps/server/test/**/*.test.ts'],
-          exclude: [...ISOLATED_SERVER_TESTS],
+          exclude: [...ISOLATED_SERVER_TESTS, ...skippedOnPostgres],
           // One migrated, seeded database that every integration test file copies (test/global-setup.ts).
           globalSetup: ['apps/server/test/global-setup.ts'],
           // A worker loads the server's modules once and runs file after file on them: each file

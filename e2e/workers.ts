@@ -1,6 +1,7 @@
 /**
  * How many browser tests run at once, each worker against an app of its own (global-setup.ts).
- * One by default: on two cores the suite is bound by Chromium's and the apps' CPU, and two workers
- * took as long as one (24.5 min against 24.9). E2E_WORKERS=2 or more on a larger machine.
+ * Two by default: the suite waits on pages, timers and jobs more than it computes (one worker kept
+ * about a third of two cores busy), so on this machine's two cores two workers took 11.5 min against
+ * 15.0 min for one. E2E_WORKERS=1 to run one spec file at a time; more on a larger machine.
  */
-export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 1) || 1);
+export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 2);
