@@ -4,7 +4,6 @@ import { act, cleanup, render, renderHook, screen, waitFor } from '@testing-libr
 import userEvent from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toast, toastError } from '@/hooks/use-toast';
 import { ApiError } from '@/lib/api-client';
 import { useAdminMutation } from '../src/features/admin/shared/api/admin-mutation';
 import { changeRecord, saveRecord } from '../src/features/admin/shared/api/record-changes';
@@ -17,14 +16,11 @@ import {
 } from '../src/features/admin/shared/components/list-actions';
 import { ReauthProvider } from '../src/features/admin/shared/components/reauth-provider';
 import { savedToasts } from '../src/features/admin/shared/utils/change-toasts';
-
-vi.mock('@/hooks/use-toast', () => ({ toast: vi.fn(), toastError: vi.fn() }));
+import { watchToasts } from './toasts';
 
 const fetchMock = vi.fn<typeof fetch>();
 beforeEach(() => {
   fetchMock.mockReset();
-  vi.mocked(toast).mockReset();
-  vi.mocked(toastError).mockReset();
   vi.stubGlobal('fetch', fetchMock);
 });
 afterEach(() => {
@@ -164,16 +160,27 @@ describe('record changes', () => {
 
 describe('savedToasts', () => {
   it('names the saved record in the toast, then calls onSaved', () => {
+    const toasts = watchToasts();
+    act(() => toasts.clear());
     const onSaved = vi.fn();
-    savedToasts('Service created', onSaved).onSuccess({ data: { name: 'MRI review' } });
-    expect(toast).toHaveBeenCalledWith({ title: 'Service created', description: 'MRI review' });
+    act(() => savedToasts('Service created', onSaved).onSuccess({ data: { name: 'MRI review' } }));
+    expect(toasts.shown).toEqual({ title: 'Service created', description: 'MRI review', variant: undefined });
     expect(onSaved).toHaveBeenCalledTimes(1);
   });
 
   it("shows the server's message when the change fails", () => {
-    savedToasts('Service created').onError(new ApiError(409, '409: taken', 'The name is taken', 'CONFLICT'));
-    expect(toastError).toHaveBeenCalledWith('The name is taken');
-    expect(toast).not.toHaveBeenCalled();
+    const toasts = watchToasts();
+    act(() => toasts.clear());
+    act(() =>
+      savedToasts('Service created').onError(
+        new ApiError(409, '409: taken', 'The name is taken', 'CONFLICT'),
+      ),
+    );
+    expect(toasts.shown).toEqual({
+      title: 'Error',
+      description: 'The name is taken',
+      variant: 'destructive',
+    });
   });
 });
 

@@ -7,24 +7,18 @@ import {
   type PublicConfig,
 } from '@mi/contracts/auth';
 import { SPECIALTIES } from '@mi/contracts/rules';
-import { Loader2 } from 'lucide-react';
-import { useId, useRef } from 'react';
+import { useId } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { FormRow } from '@/components/form-row';
-import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
 import { NativeSelect } from '@/components/ui/native-select';
 import { PasswordInput } from '@/components/ui/password-input';
 import { paths } from '@/config/paths';
-import { toast, toastError } from '@/hooks/use-toast';
-import { isApiError } from '@/lib/api-client';
-import { useRegister } from '../api/register';
-import { toastCaptchaError } from '../utils/captcha-toast';
+import { useRegistration } from '../hooks/use-registration';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
-import { CaptchaField, type CaptchaHandle } from './captcha-field';
-import { CaptchaNotice } from './captcha-notice';
+import { RegistrationSubmit } from './registration-submit';
 import { TermsCheckbox } from './terms-checkbox';
 
 /**
@@ -64,8 +58,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
   // An emailed provider invitation links here with its single-use token and the invited email.
   const invitation = new URLSearchParams(location.search);
   const referral = invitation.get('referral');
-  const registerMutation = useRegister();
-  const captchaRef = useRef<CaptchaHandle>(null);
+  const { captchaRef, register: sendRegistration } = useRegistration(config);
   const {
     register,
     control,
@@ -91,41 +84,24 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
   });
 
   const onSubmit = async (values: RegisterMedicalValues) => {
-    const captcha = (await captchaRef.current?.getToken()) ?? null;
-    if (!captcha) {
-      toastCaptchaError(config?.captcha.provider);
-      return;
-    }
-    try {
-      await registerMutation.mutateAsync({
-        email: values.email,
-        password: values.password,
-        name: `${values.firstName} ${values.lastName}`,
-        role: 'professional',
-        mobilePhone: values.phone,
-        license: {
-          number: values.licenseNumber,
-          state: values.licenseState,
-          expiryDate: values.licenseExpiryDate,
-        },
-        specialty: values.specialty,
-        hospital: values.hospital,
-        position: values.position,
-        acceptTerms: values.acceptTerms,
-        captcha,
-        ...(referral ? { referral } : {}),
-      });
-    } catch (err) {
-      captchaRef.current?.reset();
-      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError(config?.captcha.provider);
-      else
-        toastError(
-          isApiError(err) && err.serverMessage ? err.serverMessage : 'Registration failed. Please try again.',
-        );
-      return;
-    }
-    toast({ title: 'Registration successful' });
-    navigate(paths.registrationPending);
+    const registered = await sendRegistration({
+      email: values.email,
+      password: values.password,
+      name: `${values.firstName} ${values.lastName}`,
+      role: 'professional',
+      mobilePhone: values.phone,
+      license: {
+        number: values.licenseNumber,
+        state: values.licenseState,
+        expiryDate: values.licenseExpiryDate,
+      },
+      specialty: values.specialty,
+      hospital: values.hospital,
+      position: values.position,
+      acceptTerms: values.acceptTerms,
+      ...(referral ? { referral } : {}),
+    });
+    if (registered) navigate(paths.registrationPending);
   };
 
   const field = (name: keyof RegisterMedicalInput) => ({
@@ -229,21 +205,12 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
         )}
       />
 
-      <CaptchaField captcha={config?.captcha} action="register" ref={captchaRef} />
-
-      <Button type="submit" className="w-full" disabled={isSubmitting} aria-busy={isSubmitting || undefined}>
-        {isSubmitting && <Loader2 className="animate-spin" aria-hidden="true" />}
-        Register
-      </Button>
-
-      {config && <CaptchaNotice provider={config.captcha.provider} />}
-
-      <p className="text-center text-sm">
-        Already have an account?{' '}
-        <Link to={paths.login} className="font-medium text-primary hover:underline">
-          Back to Login
-        </Link>
-      </p>
+      <RegistrationSubmit
+        config={config}
+        captchaRef={captchaRef}
+        submitting={isSubmitting}
+        loginHref={paths.login}
+      />
     </form>
   );
 }

@@ -1,31 +1,20 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  registerFieldsSchema,
-  registrationFormFieldsSchema,
-  type LoginResponse,
-  type PublicConfig,
-} from '@mi/contracts/auth';
+import { registerFieldsSchema, registrationFormFieldsSchema, type PublicConfig } from '@mi/contracts/auth';
 import { useQueryClient } from '@tanstack/react-query';
-import { Loader2 } from 'lucide-react';
-import { useId, useRef } from 'react';
+import { useId } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { FormRow } from '@/components/form-row';
-import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
 import { PasswordInput } from '@/components/ui/password-input';
 import { paths, withQuery } from '@/config/paths';
-import { toast, toastError } from '@/hooks/use-toast';
-import { isApiError } from '@/lib/api-client';
 import { meQueryOptions } from '../api/get-me';
 import { linkShareFromSearch } from '../api/link-share';
-import { useRegister } from '../api/register';
-import { toastCaptchaError } from '../utils/captcha-toast';
+import { useRegistration } from '../hooks/use-registration';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
 import { carrySearch } from '../utils/post-sign-in-target';
-import { CaptchaField, type CaptchaHandle } from './captcha-field';
-import { CaptchaNotice } from './captcha-notice';
+import { RegistrationSubmit } from './registration-submit';
 import { TermsCheckbox } from './terms-checkbox';
 
 /** Patient registration rules: the server's payload rules plus the form's own fields. */
@@ -49,8 +38,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
   const location = useLocation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const registerMutation = useRegister();
-  const captchaRef = useRef<CaptchaHandle>(null);
+  const { captchaRef, register: sendRegistration } = useRegistration(config);
   const {
     register,
     control,
@@ -70,32 +58,15 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
   });
 
   const onSubmit = async (values: RegisterPatientValues) => {
-    const captcha = (await captchaRef.current?.getToken()) ?? null;
-    if (!captcha) {
-      toastCaptchaError(config?.captcha.provider);
-      return;
-    }
-    let registered: LoginResponse;
-    try {
-      registered = await registerMutation.mutateAsync({
-        email: values.email,
-        password: values.password,
-        name: `${values.firstName} ${values.lastName}`,
-        role: 'patient',
-        mobilePhone: values.mobilePhone,
-        acceptTerms: values.acceptTerms,
-        captcha,
-      });
-    } catch (err) {
-      captchaRef.current?.reset();
-      if (isApiError(err, 'CAPTCHA_FAILED')) toastCaptchaError(config?.captcha.provider);
-      else
-        toastError(
-          isApiError(err) && err.serverMessage ? err.serverMessage : 'Registration failed. Please try again.',
-        );
-      return;
-    }
-    toast({ title: 'Registration successful' });
+    const registered = await sendRegistration({
+      email: values.email,
+      password: values.password,
+      name: `${values.firstName} ${values.lastName}`,
+      role: 'patient',
+      mobilePhone: values.mobilePhone,
+      acceptTerms: values.acceptTerms,
+    });
+    if (!registered) return;
     await linkShareFromSearch(location.search, registered.data.id);
     // The server signed the new user in; reading /api/auth/me switches the app to signed-in.
     const user = await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }).catch(() => null);
@@ -172,24 +143,12 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
         )}
       />
 
-      <CaptchaField captcha={config?.captcha} action="register" ref={captchaRef} />
-
-      <Button type="submit" className="w-full" disabled={isSubmitting} aria-busy={isSubmitting || undefined}>
-        {isSubmitting && <Loader2 className="animate-spin" aria-hidden="true" />}
-        Register
-      </Button>
-
-      {config && <CaptchaNotice provider={config.captcha.provider} />}
-
-      <p className="text-center text-sm">
-        Already have an account?{' '}
-        <Link
-          to={withQuery(paths.login, carrySearch(location.search))}
-          className="font-medium text-primary hover:underline"
-        >
-          Back to Login
-        </Link>
-      </p>
+      <RegistrationSubmit
+        config={config}
+        captchaRef={captchaRef}
+        submitting={isSubmitting}
+        loginHref={withQuery(paths.login, carrySearch(location.search))}
+      />
     </form>
   );
 }
