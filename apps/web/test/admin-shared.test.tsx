@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, render, renderHook, screen, waitFor } from '@testing-library/react';
+import { act, render, renderHook, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ReactNode } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@/lib/api-client';
 import { useAdminMutation } from '../src/features/admin/shared/api/admin-mutation';
 import { changeRecord, saveRecord } from '../src/features/admin/shared/api/record-changes';
@@ -17,20 +17,9 @@ import {
 import { ReauthProvider } from '../src/features/admin/shared/components/reauth-provider';
 import { savedToasts } from '../src/features/admin/shared/utils/change-toasts';
 import { watchToasts } from './toasts';
+import { answer, stubFetch } from './network';
 
-const fetchMock = vi.fn<typeof fetch>();
-beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
-
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
+const fetchMock = stubFetch();
 
 describe('FormDialog', () => {
   function renderDialog(over: Partial<Parameters<typeof FormDialog>[0]> = {}) {

@@ -1,12 +1,13 @@
 // @vitest-environment jsdom
 import type { Purchase } from '@mi/contracts/orders';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ReactElement } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RateOrderDialog } from '../src/features/orders/components/rate-order-dialog';
 import { ratingEditable } from '../src/features/orders/components/purchased-services-page';
+import { answer, stubFetch } from './network';
 
 function purchase(over: Partial<Purchase> = {}): Purchase {
   return {
@@ -35,20 +36,7 @@ function renderWithQuery(ui: ReactElement) {
   return render(<QueryClientProvider client={client}>{ui}</QueryClientProvider>);
 }
 
-const fetchMock = vi.fn<typeof fetch>();
-
-beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
-
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
+const fetchMock = stubFetch();
 
 describe('Rate this order', () => {
   it('offers 1 to 5 stars as radio buttons and asks for a choice before saving', async () => {

@@ -1,12 +1,13 @@
 // @vitest-environment jsdom
 import type { PublicConfig } from '@mi/contracts/auth';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { act, cleanup, renderHook } from '@testing-library/react';
+import { act, renderHook } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useRegistration } from '../src/features/auth/hooks/use-registration';
 import { createQueryClient } from '../src/lib/query-client';
 import { watchToasts } from './toasts';
+import { answer, stubFetch } from './network';
 
 /**
  * What both registration forms do on submit (features/auth/hooks/use-registration.ts): the captcha's
@@ -25,18 +26,7 @@ const body = {
   mobilePhone: '+15550100',
   acceptTerms: true as const,
 };
-const answer = (status: number, payload: unknown) =>
-  new Response(JSON.stringify(payload), { status, headers: { 'Content-Type': 'application/json' } });
-
-const fetchMock = vi.fn<typeof fetch>();
-beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+const fetchMock = stubFetch();
 
 function setup(token: string | null) {
   const client = createQueryClient();

@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 import type { User } from '@mi/contracts/auth';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PasswordCard } from '../src/features/settings/components/password-card';
 import { PrivacySettings } from '../src/features/settings/components/privacy-settings';
 import { createQueryClient } from '../src/lib/query-client';
 import { queryKeys } from '../src/lib/query-keys';
+import { answer, stubFetch } from './network';
 
 /**
  * Security settings in the web app: when the server asks for a recent proof of identity (403
@@ -48,10 +49,7 @@ const REAUTH = {
     'For your security, please confirm it is you (your password, a code or Google) to change this. Security settings need a confirmation from the last 5 minutes.',
   code: 'REAUTH_REQUIRED',
 };
-const answer = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-const fetchMock = vi.fn<typeof fetch>();
+const fetchMock = stubFetch();
 /** Answers by method and path, in order for repeated calls; records what was sent. */
 function server(routes: Record<string, Array<[number, unknown]>>) {
   fetchMock.mockImplementation(async (input, init) => {
@@ -73,15 +71,6 @@ function renderWith(ui: React.ReactElement, user: User) {
   client.setQueryData(queryKeys.me, user);
   return render(<QueryClientProvider client={client}>{ui}</QueryClientProvider>);
 }
-
-beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
 
 const config = [200, { captcha: null, googleClientId: null, defaultMaxStorageGB: 10, session: {} }] as [
   number,
