@@ -175,7 +175,7 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
   let inFlight = 0;
   const executor: PgBoss.Db = {
     executeSql: (text, values) =>
-      stopped ? Promise.resolve({ rows: [] }) : database.sql.executeSql(text, values),
+      stopped ? Promise.resolve(nothingDone(text)) : database.sql.executeSql(text, values),
   };
   // Both databases go through our executor: on PostgreSQL it shares the app's pool.
   const boss = new PgBoss({ ...common, db: executor });
@@ -253,6 +253,17 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
       stopped = true;
     },
   };
+}
+
+/**
+ * The answer of a statement that changed nothing, for statements dropped after stop(). pg-boss's
+ * complete / fail / cancel / resume / delete end with `SELECT COUNT(*) FROM results` and read the
+ * count of the first row (an empty answer made it throw, unawaited); every other statement gets no rows.
+ */
+export function nothingDone(text: string): { rows: Array<Record<string, unknown>> } {
+  return /select\s+count\(\*\)\s+from\s+results\s*;?\s*$/i.test(text)
+    ? { rows: [{ count: '0' }] }
+    : { rows: [] };
 }
 
 /** A job's payload as the driver hands it back: parsed JSON (pg) or JSON text. */
