@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FilterToolbar } from '../src/components/list/filter-toolbar';
 import { ListLayout } from '../src/components/list/list-layout';
-import { ListPager } from '../src/components/list/list-pager';
+import { ListPager, OpenEndedPager } from '../src/components/list/list-pager';
 import { ListStatus, ListStatusRow, type ListQuery } from '../src/components/list/list-status';
 import { matchesText } from '../src/components/list/sort';
 import { SortHeader } from '../src/components/list/sort-controls';
@@ -218,5 +219,32 @@ describe('the list toolkit', () => {
     render(layout);
     expect(screen.queryByRole('table', { name: 'Rows' })).toBeNull();
     expect(screen.getByRole('list', { name: 'Cards' })).toBeTruthy();
+  });
+});
+
+describe('the pager of a list that is not counted', () => {
+  function Pages({ more }: { more: (page: number) => boolean }) {
+    const [page, setPage] = useState(0);
+    return <OpenEndedPager page={page} hasMore={more(page)} onPage={setPage} label="Audit log pages" />;
+  }
+
+  it('shows nothing while everything fits on the first page', () => {
+    render(<Pages more={() => false} />);
+    expect(screen.queryByRole('navigation', { name: 'Audit log pages' })).toBeNull();
+  });
+
+  it('goes forward while the server says there is more, and back to the first page', async () => {
+    const user = userEvent.setup();
+    render(<Pages more={(page) => page < 2} />);
+    const pager = screen.getByRole('navigation', { name: 'Audit log pages' });
+    expect(within(pager).getByText('Page 1')).toBeTruthy();
+    expect(within(pager).getByRole('button', { name: 'Previous' })).toHaveProperty('disabled', true);
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    expect(within(pager).getByText('Page 3')).toBeTruthy();
+    expect(within(pager).getByRole('button', { name: 'Next' })).toHaveProperty('disabled', true);
+    await user.click(within(pager).getByRole('button', { name: 'Previous' }));
+    await user.click(within(pager).getByRole('button', { name: 'Previous' }));
+    expect(within(pager).getByText('Page 1')).toBeTruthy();
   });
 });

@@ -73,3 +73,35 @@ export function ListPager({
     </nav>
   );
 }
+
+/**
+ * The pager of a list whose length is not counted (the audit log, which the server pages with a
+ * look-ahead row instead of a count): previous and next, and the page number. Nothing while the
+ * list fits on its first page.
+ */
+export function OpenEndedPager({
+  page,
+  hasMore,
+  onPage,
+  label,
+}: {
+  /** 0 is the first page. */
+  page: number;
+  hasMore: boolean;
+  onPage: (page: number) => void;
+  /** The accessible name of the pager: 'Audit log pages'. */
+  label: string;
+}) {
+  if (page === 0 && !hasMore) return null;
+  return (
+    <nav aria-label={label} className="flex flex-wrap items-center justify-end gap-1">
+      <Button variant="outline" size="sm" disabled={page === 0} onClick={() => onPage(page - 1)}>
+        <ChevronLeft aria-hidden="true" /> <span className="sr-only sm:not-sr-only">Previous</span>
+      </Button>
+      <span className="px-2 text-sm text-muted-foreground">Page {count.format(page + 1)}</span>
+      <Button variant="outline" size="sm" disabled={!hasMore} onClick={() => onPage(page + 1)}>
+        <span className="sr-only sm:not-sr-only">Next</span> <ChevronRight aria-hidden="true" />
+      </Button>
+    </nav>
+  );
+}

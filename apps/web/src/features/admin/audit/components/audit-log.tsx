@@ -1,5 +1,6 @@
-import { ChevronLeft, ChevronRight, Download, ScrollText } from 'lucide-react';
+import { Download, ScrollText } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
+import { OpenEndedPager } from '@/components/list/list-pager';
 import { listStatus, ListStatus } from '@/components/list/list-status';
 import { EmptyState } from '@/components/empty-state';
 import { Badge } from '@/components/ui/badge';
@@ -169,22 +170,12 @@ export function AuditLog() {
             ))}
           </ul>
         )}
-        {(page > 1 || log.data?.hasMore) && (
-          <nav aria-label="Audit log pages" className="flex items-center justify-end gap-2 text-sm">
-            <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-              <ChevronLeft aria-hidden="true" /> Previous
-            </Button>
-            <span>Page {page}</span>
-            <Button
-              size="sm"
-              variant="outline"
-              disabled={!log.data?.hasMore}
-              onClick={() => setPage((p) => p + 1)}
-            >
-              Next <ChevronRight aria-hidden="true" />
-            </Button>
-          </nav>
-        )}
+        <OpenEndedPager
+          page={page - 1}
+          hasMore={log.data?.hasMore ?? false}
+          onPage={(next) => setPage(next + 1)}
+          label="Audit log pages"
+        />
       </CardContent>
     </Card>
   );
