@@ -9,6 +9,14 @@ import { isUid } from './http-media';
 export const DICOMWEB_ROOT = '/dicomweb';
 export const NOT_FOUND = 'Not found';
 
+/**
+ * Repeated reads of one series by one reader (frames, bulk data, series metadata: a viewer asks for
+ * them again and again) are audited once per window and process, not once per request.
+ */
+const SERIES_READ_AUDIT_WINDOW_MS = 10 * 60_000;
+/** Readers remembered at most; beyond, the memory starts afresh (a few more audit entries). */
+const SERIES_READ_AUDIT_KEYS = 10_000;
+
 function requireUid(v: string, what: string): string {
   if (!isUid(v)) throw new AppError('BAD_REQUEST', `Malformed ${what} UID`);
   return v;
@@ -46,6 +54,32 @@ export function createDicomwebAccess(deps: DicomwebAccessDeps) {
       ip: meta.ip,
       // A vendor's reads name the order its credential serves; the actor is the vendor's provider.
       details: { via: p.via, ...(p.vendor ? { orderId: p.vendor.orderId } : {}), ...details },
+    });
+  }
+
+  const seriesReads = new Map<string, number>();
+
+  /**
+   * The audit entry of a read of one series, written when this reader has not read it (for this
+   * action) within the window on this process: with N nodes a burst may be recorded up to N times,
+   * never zero times.
+   */
+  async function auditSeriesRead(
+    p: Principal,
+    meta: RequestMeta,
+    action: string,
+    study: { id: string },
+    series: { id: string; seriesInstanceUid: string },
+    details?: Record<string, unknown>,
+  ) {
+    const key = `${p.via}:${p.userId}:${p.studyId ?? ''}:${series.id}:${action}`;
+    const last = seriesReads.get(key) ?? 0;
+    if (Date.now() - last <= SERIES_READ_AUDIT_WINDOW_MS) return;
+    if (seriesReads.size >= SERIES_READ_AUDIT_KEYS) seriesReads.clear();
+    seriesReads.set(key, Date.now());
+    await audit(p, meta, action, study.id, 'success', {
+      seriesInstanceUid: series.seriesInstanceUid,
+      ...details,
     });
   }
 
@@ -114,6 +148,14 @@ export function createDicomwebAccess(deps: DicomwebAccessDeps) {
     return { study, series, instance };
   }
 
-  return { audit, visibleStudies, resolveStudy, resolveSeries, resolveSeriesBy, resolveInstance };
+  return {
+    audit,
+    auditSeriesRead,
+    visibleStudies,
+    resolveStudy,
+    resolveSeries,
+    resolveSeriesBy,
+    resolveInstance,
+  };
 }
 export type DicomwebAccess = ReturnType<typeof createDicomwebAccess>;

@@ -11,16 +11,16 @@ const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
 
 export interface DicomwebMetadataDeps {
-  repo: Pick<DicomwebRepository, 'findStudy' | 'seriesOf' | 'seriesMetadataState'>;
+  repo: Pick<DicomwebRepository, 'findStudy' | 'seriesOf'>;
   access: DicomwebAccess;
-  metadata: Pick<SeriesMetadata, 'seriesMetadataGz' | 'metadataOf'>;
+  metadata: Pick<SeriesMetadata, 'seriesMetadataGz' | 'metadataOf' | 'metadataStateOf'>;
 }
 
 /** WADO-RS metadata of a study, series or instance, from the series metadata kept by series-metadata.ts. */
 export function createDicomwebMetadata(deps: DicomwebMetadataDeps) {
   const { repo } = deps;
-  const { audit, resolveStudy, resolveSeriesBy, resolveInstance } = deps.access;
-  const { seriesMetadataGz, metadataOf } = deps.metadata;
+  const { audit, auditSeriesRead, resolveStudy, resolveSeriesBy, resolveInstance } = deps.access;
+  const { seriesMetadataGz, metadataOf, metadataStateOf } = deps.metadata;
 
   return {
     /** Builds the metadata of every series of a study ahead of the first view. */
@@ -38,16 +38,17 @@ export function createDicomwebMetadata(deps: DicomwebMetadataDeps) {
       meta: RequestMeta,
     ): Promise<Buffer> {
       // The series, and its cached metadata or instances, in one query.
-      const { study, series } = await resolveSeriesBy(
+      const { study, series: state } = await resolveSeriesBy(
         p,
         studyUid,
         seriesUid,
         meta,
         'metadata',
-        (studyId, uid) => repo.seriesMetadataState({ studyId, seriesUid: uid }),
+        (studyId, uid) => metadataStateOf({ studyId, seriesUid: uid }),
       );
-      const gz = await metadataOf(study, series);
-      await audit(p, meta, 'metadata', study.id, 'success', { level: 'series' });
+      const gz = await metadataOf(study, state);
+      // A viewer asks for a series' metadata again on every open: audited like its frames.
+      await auditSeriesRead(p, meta, 'metadata', study, state.series, { level: 'series' });
       return gz;
     },
 

@@ -10,9 +10,6 @@ import type { DicomwebRepository, InstanceRow, StudyRow } from './dicomweb.repos
 import { bulkValue, DicomReadError, frameInfo, readFrame, type ParsedInstance } from './part10';
 import type { SeriesMetadata } from './series-metadata';
 
-/** Frame reads are audited once per principal and series in this window, not once per frame. */
-const FRAME_AUDIT_WINDOW_MS = 10 * 60_000;
-
 /** The frames (numbers from 1) of a parsed instance as WADO-RS delivers them; 404 when it has not those. */
 function framesOf(parsed: ParsedInstance, numbers: number[]) {
   const info = frameInfo(parsed);
@@ -59,9 +56,8 @@ export interface DicomwebRetrievalDeps {
 /** WADO-RS and WADO-URI: whole instances, frames and bulk data, each behind the access check. */
 export function createDicomwebRetrieval(deps: DicomwebRetrievalDeps) {
   const { repo } = deps;
-  const { audit, resolveStudy, resolveSeries, resolveInstance } = deps.access;
+  const { audit, auditSeriesRead, resolveStudy, resolveSeries, resolveInstance } = deps.access;
   const { parseStored } = deps.metadata;
-  const frameAudits = new Map<string, number>();
 
   /** The parsed stored file of one instance, for frames and bulk data. */
   async function parsedInstance(
@@ -73,13 +69,7 @@ export function createDicomwebRetrieval(deps: DicomwebRetrievalDeps) {
     action: 'frames' | 'bulkdata',
   ) {
     const r = await resolveInstance(p, studyUid, seriesUid, sopUid, meta, action);
-    const auditKey = `${p.via}:${p.userId}:${p.studyId ?? ''}:${r.series.id}:${action}`;
-    const last = frameAudits.get(auditKey) ?? 0;
-    if (Date.now() - last > FRAME_AUDIT_WINDOW_MS) {
-      frameAudits.set(auditKey, Date.now());
-      if (frameAudits.size > 10_000) frameAudits.clear();
-      await audit(p, meta, action, r.study.id, 'success', { seriesInstanceUid: seriesUid });
-    }
+    await auditSeriesRead(p, meta, action, r.study, r.series);
     return { ...r, parsed: await parseStored(r.instance) };
   }
 

@@ -54,6 +54,8 @@ const metadataInstance = ([
  */
 export interface SeriesMetadataState {
   series: SeriesRow;
+  /** The caller's copy (seriesMetadataState's `held`) is the current one; `gzip` is then not read. */
+  held?: boolean;
   gzip: Buffer | null;
   instances: MetadataInstance[] | null;
 }
@@ -137,12 +139,23 @@ function metadataCache(db: Db) {
      * instances to build it from: one query, one snapshot, so the instances are exactly those of
      * the revision. Undefined when there is no such series.
      */
-    async seriesMetadataState(by: { seriesId: string } | { studyId: string; seriesUid: string }) {
+    async seriesMetadataState(
+      by: { seriesId: string } | { studyId: string; seriesUid: string },
+      /** A copy the caller holds: when it is the current one, the cached bytes are not sent again. */
+      held?: { seriesId: string; revision: number },
+    ) {
+      const holdsCurrent = held
+        ? sql`(${series.id} = ${held.seriesId}::uuid and ${series.revision} = ${held.revision}
+            and ${seriesMetadataCache.seriesId} is not null)`
+        : sql`false`;
       const [row] = await db
         .select({
           series,
+          held: sql<boolean>`${holdsCurrent}`,
           // bytea travels as base64: PGlite converts it in JavaScript byte by byte otherwise.
-          gzip: sql<string | null>`encode(${seriesMetadataCache.gzip}, 'base64')`,
+          gzip: sql<
+            string | null
+          >`case when ${holdsCurrent} then null else encode(${seriesMetadataCache.gzip}, 'base64') end`,
           instances: sql<
             MetadataInstanceTuple[] | null
           >`case when ${seriesMetadataCache.seriesId} is null then (
@@ -168,6 +181,7 @@ function metadataCache(db: Db) {
       if (!row) return undefined;
       const state: SeriesMetadataState = {
         series: row.series,
+        held: row.held,
         gzip: row.gzip === null ? null : Buffer.from(row.gzip, 'base64'),
         instances: row.instances?.map(metadataInstance) ?? null,
       };

@@ -29,10 +29,64 @@ const WHOLE_READS = 8;
 /** Room left after the largest header seen in the series when sizing the reads of the next files. */
 const HEADER_MARGIN = 2048;
 
+/** Series metadata kept in each process's memory, at most this many bytes of gzip together. */
+const HELD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The gzip of recently read series, each for the revision it was built for, least recently used
+ * dropped first. Only ever served after the database said that revision is still the series'
+ * current one (seriesMetadataState), so a change made through another node is never missed; it only
+ * spares moving the bytes from the database again on every request.
+ */
+class HeldMetadata {
+  private readonly bySeries = new Map<string, { revision: number; gzip: Buffer }>();
+  private readonly seriesByUid = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  /** The copy held for the series a lookup names, if any. */
+  find(by: { seriesId: string } | { studyId: string; seriesUid: string }) {
+    const seriesId = 'seriesId' in by ? by.seriesId : this.seriesByUid.get(`${by.studyId}|${by.seriesUid}`);
+    const copy = seriesId === undefined ? undefined : this.bySeries.get(seriesId);
+    return copy && seriesId ? { seriesId, ...copy } : undefined;
+  }
+
+  keep(series: SeriesRow, gzip: Buffer): void {
+    if (gzip.length > this.budget / 8) return;
+    this.drop(series.id);
+    this.bySeries.set(series.id, { revision: series.revision, gzip });
+    this.seriesByUid.set(`${series.studyId}|${series.seriesInstanceUid}`, series.id);
+    this.bytes += gzip.length;
+    for (const [id] of this.bySeries) {
+      if (this.bytes <= this.budget) break;
+      this.drop(id);
+    }
+  }
+
+  /** Marks the copy as just used, so it is dropped last. */
+  touch(seriesId: string): void {
+    const copy = this.bySeries.get(seriesId);
+    if (!copy) return;
+    this.bySeries.delete(seriesId);
+    this.bySeries.set(seriesId, copy);
+  }
+
+  private drop(seriesId: string): void {
+    const copy = this.bySeries.get(seriesId);
+    if (!copy) return;
+    this.bySeries.delete(seriesId);
+    this.bytes -= copy.gzip.length;
+    for (const [uid, id] of this.seriesByUid) if (id === seriesId) this.seriesByUid.delete(uid);
+  }
+}
+
 export interface SeriesMetadataDeps {
   repo: Pick<DicomwebRepository, 'seriesMetadataState' | 'storeMetadata'>;
   storage: ObjectStorage;
   log: Logger;
+  /** Bytes of series metadata each process keeps in memory (64 MiB unless set; 0 keeps none). */
+  heldBytes?: number;
 }
 
 /** One series' metadata being built: the gzip, and its copy being kept in the database. */
@@ -101,6 +155,25 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
   const { repo } = deps;
   /** Series whose metadata is being built or kept right now, so concurrent requests share one build. */
   const building = new Map<string, Build>();
+  const held = new HeldMetadata(deps.heldBytes ?? HELD_BYTES);
+
+  /**
+   * repo.seriesMetadataState, without moving the cached bytes again when this process holds the
+   * series' current copy.
+   */
+  async function metadataStateOf(
+    by: { seriesId: string } | { studyId: string; seriesUid: string },
+  ): Promise<SeriesMetadataState | undefined> {
+    const copy = held.find(by);
+    const state = await repo.seriesMetadataState(by, copy);
+    if (!state) return undefined;
+    if (state.held && copy) {
+      held.touch(copy.seriesId);
+      return { ...state, gzip: copy.gzip };
+    }
+    if (state.gzip) held.keep(state.series, state.gzip);
+    return state;
+  }
 
   async function parseStored(instance: InstanceRow): Promise<ParsedInstance> {
     return parseInstance(await readInstance(deps.storage, instance), instance.transferSyntaxUid);
@@ -111,6 +184,7 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
     const running = building.get(key);
     if (running) return running;
     const gz = seriesJson(deps, study, series, rows).then((json) => gzip(Buffer.from(json), { level: 6 }));
+    void gz.then((g) => held.keep(series, g)).catch(() => undefined);
     // Kept after the answer is on its way: a request meanwhile gets it from `building`.
     const stored = gz.then((g) => repo.storeMetadata(series.id, series.revision, rows.length, g));
     const started = { gzip: gz, stored };
@@ -145,7 +219,7 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
     opts: { stored?: boolean } = {},
   ): Promise<Buffer> {
     // A series deleted meanwhile has no instances left.
-    const state = (await repo.seriesMetadataState({ seriesId: series.id })) ?? {
+    const state = (await metadataStateOf({ seriesId: series.id })) ?? {
       series,
       gzip: null,
       instances: [],
@@ -153,6 +227,6 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
     return metadataOf(study, state, opts);
   }
 
-  return { parseStored, metadataOf, seriesMetadataGz };
+  return { parseStored, metadataOf, metadataStateOf, seriesMetadataGz };
 }
 export type SeriesMetadata = ReturnType<typeof createSeriesMetadata>;

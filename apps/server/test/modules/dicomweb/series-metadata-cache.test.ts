@@ -97,4 +97,42 @@ describe('cached series metadata', () => {
     expect(after).toHaveLength(before.length + 1);
     expect(sopsOf(after)).toContain(sop);
   });
+
+  it('is answered from the process’s own copy while the database says it is current, and never after', async () => {
+    const current = await metadata(seriesA);
+    await eventually(async () => ((await kept(seriesA))?.n === current.length ? true : undefined));
+    // The kept bytes spoilt in the database: this process still answers from the copy it holds.
+    const sql = ctx.services.database.sql;
+    await sql.executeSql(
+      `update series_metadata_cache set gzip = '\\x00'::bytea
+       where series_id = (select id from series where series_instance_uid = $1)`,
+      [seriesA],
+    );
+    expect(await metadata(seriesA)).toEqual(current);
+    // Another node raised the revision (as its index transaction does): the held copy is not used.
+    await sql.executeSql(`update series set revision = revision + 1 where series_instance_uid = $1`, [
+      seriesA,
+    ]);
+    expect(await metadata(seriesA)).toEqual(current);
+    await eventually(async () => {
+      const k = await kept(seriesA);
+      return k && k.version === String(k.revision) ? true : undefined;
+    });
+  });
+
+  it('audits a reader’s repeated reads of one series once in a while, not once per request', async () => {
+    const seriesC = uid();
+    await ingestFiles(ctx, owner.id, [file(seriesC, uid(), 1)]);
+    const reads = async (actorId: string) =>
+      (
+        await ctx.services.database.sql.executeSql(
+          `select count(*)::int as n from audit_events where action = 'dicomweb.metadata' and actor_id = $1`,
+          [actorId],
+        )
+      ).rows[0] as { n: number };
+    const before = (await reads(owner.id)).n;
+    for (let i = 0; i < 3; i++) await metadata(seriesC);
+    await eventually(async () => ((await reads(owner.id)).n > before ? true : undefined));
+    expect((await reads(owner.id)).n).toBe(before + 1);
+  });
 });
