@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   analysisServices,
@@ -20,7 +20,7 @@ export type StudyTarget = { id: string } | { uid: string };
  * A live share of the study with this user, while its owner allows sharing (Settings, 'Share
  * Medical Records'): turning that off closes every recipient's access until it is on again.
  */
-function sharedWith(userId: string): SQL {
+function sharedWith(userId: string | Placeholder): SQL {
   return exists(
     sql`(select 1 from ${studyShares} join ${users} on ${users.id} = ${studyShares.ownerId}
          where ${studyShares.studyId} = ${studies.id} and ${studyShares.targetUserId} = ${userId}
@@ -33,7 +33,7 @@ function sharedWith(userId: string): SQL {
  * An order of the study that this professional accepted and that is still in progress, sent to a
  * provider still linked to their account: they may read the study for the order's life only.
  */
-function assignedTo(userId: string): SQL {
+function assignedTo(userId: string | Placeholder): SQL {
   return exists(
     sql`(select 1 from ${orders} o
          join ${providers} p on p.id = o.provider_id
@@ -49,8 +49,8 @@ function assignedTo(userId: string): SQL {
  * the order an AI order in progress or a Complete Analysis Package still open without its automated
  * part. Once the vendor reports, or the order completes, is refunded or cancelled, it opens nothing.
  */
-function vendorCredentialFor(p: Principal): SQL {
-  const credentialId = p.vendor?.credentialId ?? '00000000-0000-0000-0000-000000000000';
+function vendorCredentialFor(p: PrincipalParams): SQL {
+  const { credentialId } = p;
   return exists(
     sql`(select 1 from ${vendorCredentials} c
          join ${orders} o on o.id = c.order_id
@@ -71,8 +71,8 @@ function vendorCredentialFor(p: Principal): SQL {
  * ends the link for it) and that owner still allowing sharing ('Share Medical Records') with an
  * active account. Read on every request, so ending a link ends it in every process at once.
  */
-function linkCredentialFor(p: Principal): SQL {
-  const credentialId = p.link?.credentialId ?? '00000000-0000-0000-0000-000000000000';
+function linkCredentialFor(p: PrincipalParams): SQL {
+  const { credentialId } = p;
   return exists(
     sql`(select 1 from study_link_credentials c
          join study_links l on l.id = c.link_id
@@ -94,15 +94,50 @@ function linkCredentialFor(p: Principal): SQL {
  * `includeDeleting` lets an owner finish a delete that stopped half-way.
  */
 function visibleTo(p: Principal, opts: { includeDeleting?: boolean } = {}): SQL {
+  return visibleToShape(shapeOf(p), paramsOf(p), opts);
+}
+
+/** What decides the text of visibleTo's statement (the rest are its parameters). */
+interface PrincipalShape {
+  kind: 'vendor' | 'link' | 'user';
+  /** A viewer grant or credential narrows the statement to one study. */
+  narrowed: boolean;
+}
+const NO_CREDENTIAL = '00000000-0000-0000-0000-000000000000';
+
+function shapeOf(p: Principal): PrincipalShape {
+  return { kind: p.via === 'vendor' ? 'vendor' : p.link ? 'link' : 'user', narrowed: !!p.studyId };
+}
+
+/** A principal's values in visibleTo: the values themselves, or a prepared statement's placeholders. */
+interface PrincipalParams {
+  userId: string | Placeholder;
+  credentialId: string | Placeholder;
+  studyId: string | Placeholder;
+}
+
+function paramsOf(p: Principal): PrincipalParams {
+  return {
+    userId: p.userId,
+    credentialId: p.vendor?.credentialId ?? p.link?.credentialId ?? NO_CREDENTIAL,
+    studyId: p.studyId ?? NO_CREDENTIAL,
+  };
+}
+
+function visibleToShape(
+  shape: PrincipalShape,
+  p: PrincipalParams,
+  opts: { includeDeleting?: boolean } = {},
+): SQL {
   return and(
-    p.via === 'vendor'
+    shape.kind === 'vendor'
       ? vendorCredentialFor(p)
-      : p.link
+      : shape.kind === 'link'
         ? linkCredentialFor(p)
         : or(eq(studies.ownerId, p.userId), sharedWith(p.userId), assignedTo(p.userId)),
     eq(studies.processStatus, 'completed'),
     opts.includeDeleting ? undefined : isNull(studies.deletingSince),
-    p.studyId ? eq(studies.id, p.studyId) : undefined,
+    shape.narrowed ? eq(studies.id, p.studyId) : undefined,
   )!;
 }
 
@@ -115,6 +150,44 @@ export interface SharedStudyRow {
 }
 
 export function createAccessRepository(db: Db) {
+  /**
+   * The access check runs on every study request (a viewer sends hundreds a minute), so its
+   * statement is built once per shape of principal and prepared, instead of composed per request.
+   */
+  const findVisibleStatements = new Map<string, ReturnType<typeof prepareFindVisible>>();
+  function prepareFindVisible(shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) {
+    const name = `access_find_visible_${shape.kind}_${shape.narrowed ? 'narrowed' : 'all'}_${by}${includeDeleting ? '_deleting' : ''}`;
+    const target = sql.placeholder('target');
+    return db
+      .select()
+      .from(studies)
+      .where(
+        and(
+          by === 'id' ? eq(studies.id, target) : eq(studies.studyInstanceUid, target),
+          visibleToShape(
+            shape,
+            {
+              userId: sql.placeholder('userId'),
+              credentialId: sql.placeholder('credentialId'),
+              studyId: sql.placeholder('studyId'),
+            },
+            { includeDeleting },
+          ),
+        ),
+      )
+      .limit(1)
+      .prepare(name);
+  }
+  function findVisibleStatement(shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) {
+    const key = `${shape.kind}|${shape.narrowed}|${by}|${includeDeleting}`;
+    let statement = findVisibleStatements.get(key);
+    if (!statement) {
+      statement = prepareFindVisible(shape, by, includeDeleting);
+      findVisibleStatements.set(key, statement);
+    }
+    return statement;
+  }
+
   return {
     /** Whether the study is shared with the user (not only open to them through an order). */
     async isSharedWith(userId: string, studyId: string): Promise<boolean> {
@@ -130,12 +203,11 @@ export function createAccessRepository(db: Db) {
       target: StudyTarget,
       opts: { includeDeleting?: boolean } = {},
     ): Promise<StudyRow | undefined> {
-      const named = 'id' in target ? eq(studies.id, target.id) : eq(studies.studyInstanceUid, target.uid);
-      const [row] = await db
-        .select()
-        .from(studies)
-        .where(and(named, visibleTo(p, opts)))
-        .limit(1);
+      const by = 'id' in target ? 'id' : 'uid';
+      const [row] = await findVisibleStatement(shapeOf(p), by, !!opts.includeDeleting).execute({
+        ...paramsOf(p),
+        target: 'id' in target ? target.id : target.uid,
+      });
       return row;
     },
     async listVisible(p: Principal): Promise<StudyRow[]> {

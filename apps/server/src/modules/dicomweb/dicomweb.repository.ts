@@ -68,27 +68,37 @@ export type DicomwebRepository = ReturnType<typeof createDicomwebRepository>;
 
 /** Studies, series and instances as the index holds them. */
 function indexReads(db: Db) {
+  // Every frame a viewer asks for names its series and instance: prepared once, not composed each time.
+  const seriesByUidStatement = db
+    .select()
+    .from(series)
+    .where(
+      and(
+        eq(series.studyId, sql.placeholder('studyId')),
+        eq(series.seriesInstanceUid, sql.placeholder('seriesUid')),
+      ),
+    )
+    .limit(1)
+    .prepare('dicomweb_series_by_uid');
+  const instanceByUidStatement = db
+    .select()
+    .from(instances)
+    .where(
+      and(
+        eq(instances.studyId, sql.placeholder('studyId')),
+        eq(instances.sopInstanceUid, sql.placeholder('sopUid')),
+        eq(instances.seriesId, sql.placeholder('seriesId')),
+      ),
+    )
+    .limit(1)
+    .prepare('dicomweb_instance_by_uid');
   return {
     async seriesByUid(studyId: string, seriesUid: string): Promise<SeriesRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(series)
-        .where(and(eq(series.studyId, studyId), eq(series.seriesInstanceUid, seriesUid)))
-        .limit(1);
+      const [row] = await seriesByUidStatement.execute({ studyId, seriesUid });
       return row;
     },
     async instanceByUid(studyId: string, seriesId: string, sopUid: string): Promise<InstanceRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(instances)
-        .where(
-          and(
-            eq(instances.studyId, studyId),
-            eq(instances.sopInstanceUid, sopUid),
-            eq(instances.seriesId, seriesId),
-          ),
-        )
-        .limit(1);
+      const [row] = await instanceByUidStatement.execute({ studyId, seriesId, sopUid });
       return row;
     },
     async findStudy(id: string): Promise<StudyRow | undefined> {
@@ -131,8 +141,54 @@ function indexReads(db: Db) {
   };
 }
 
+const NO_SERIES = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The statement of seriesMetadataState, prepared once per way of naming the series: every WADO-RS
+ * metadata request runs it, and composing it each time cost more than running it.
+ */
+function prepareMetadataState(db: Db, by: 'id' | 'uid') {
+  const holdsCurrent = sql`(${series.id} = ${sql.placeholder('heldSeriesId')}::uuid
+    and ${series.revision} = ${sql.placeholder('heldRevision')}::int
+    and ${seriesMetadataCache.seriesId} is not null)`;
+  return db
+    .select({
+      series,
+      held: sql<boolean>`${holdsCurrent}`,
+      // bytea travels as base64: PGlite converts it in JavaScript byte by byte otherwise.
+      gzip: sql<
+        string | null
+      >`case when ${holdsCurrent} then null else encode(${seriesMetadataCache.gzip}, 'base64') end`,
+      instances: sql<MetadataInstanceTuple[] | null>`case when ${seriesMetadataCache.seriesId} is null then (
+        select coalesce(json_agg(json_build_array(i.id, i.sop_instance_uid, i.sop_class_uid,
+          i.instance_number, i.transfer_syntax_uid, i.size_bytes, i.storage_key, i.storage_offset)
+          order by i.instance_number asc nulls last, i.sop_instance_uid), '[]')
+        from ${instances} i where i.series_id = ${series.id}) end`,
+    })
+    .from(series)
+    .leftJoin(
+      seriesMetadataCache,
+      and(
+        eq(seriesMetadataCache.seriesId, series.id),
+        eq(seriesMetadataCache.version, sql`${series.revision}::text`),
+      ),
+    )
+    .where(
+      by === 'id'
+        ? eq(series.id, sql.placeholder('seriesId'))
+        : and(
+            eq(series.studyId, sql.placeholder('studyId')),
+            eq(series.seriesInstanceUid, sql.placeholder('seriesUid')),
+          ),
+    )
+    .limit(1)
+    .prepare(`dicomweb_series_metadata_state_by_${by}`);
+}
+
 /** Series metadata kept in the database, for the revision of the series it was built for. */
 function metadataCache(db: Db) {
+  const byId = prepareMetadataState(db, 'id');
+  const byUid = prepareMetadataState(db, 'uid');
   return {
     /**
      * A series and its cached metadata when that is current (cached for its revision), else the
@@ -144,40 +200,11 @@ function metadataCache(db: Db) {
       /** A copy the caller holds: when it is the current one, the cached bytes are not sent again. */
       held?: { seriesId: string; revision: number },
     ) {
-      const holdsCurrent = held
-        ? sql`(${series.id} = ${held.seriesId}::uuid and ${series.revision} = ${held.revision}
-            and ${seriesMetadataCache.seriesId} is not null)`
-        : sql`false`;
-      const [row] = await db
-        .select({
-          series,
-          held: sql<boolean>`${holdsCurrent}`,
-          // bytea travels as base64: PGlite converts it in JavaScript byte by byte otherwise.
-          gzip: sql<
-            string | null
-          >`case when ${holdsCurrent} then null else encode(${seriesMetadataCache.gzip}, 'base64') end`,
-          instances: sql<
-            MetadataInstanceTuple[] | null
-          >`case when ${seriesMetadataCache.seriesId} is null then (
-            select coalesce(json_agg(json_build_array(i.id, i.sop_instance_uid, i.sop_class_uid,
-              i.instance_number, i.transfer_syntax_uid, i.size_bytes, i.storage_key, i.storage_offset)
-              order by i.instance_number asc nulls last, i.sop_instance_uid), '[]')
-            from ${instances} i where i.series_id = ${series.id}) end`,
-        })
-        .from(series)
-        .leftJoin(
-          seriesMetadataCache,
-          and(
-            eq(seriesMetadataCache.seriesId, series.id),
-            eq(seriesMetadataCache.version, sql`${series.revision}::text`),
-          ),
-        )
-        .where(
-          'seriesId' in by
-            ? eq(series.id, by.seriesId)
-            : and(eq(series.studyId, by.studyId), eq(series.seriesInstanceUid, by.seriesUid)),
-        )
-        .limit(1);
+      const heldParams = { heldSeriesId: held?.seriesId ?? NO_SERIES, heldRevision: held?.revision ?? -1 };
+      const [row] =
+        'seriesId' in by
+          ? await byId.execute({ ...heldParams, seriesId: by.seriesId })
+          : await byUid.execute({ ...heldParams, studyId: by.studyId, seriesUid: by.seriesUid });
       if (!row) return undefined;
       const state: SeriesMetadataState = {
         series: row.series,
