@@ -149,13 +149,13 @@ export interface SharedStudyRow {
   ownerEmail: string;
 }
 
-export function createAccessRepository(db: Db) {
-  /**
-   * The access check runs on every study request (a viewer sends hundreds a minute), so its
-   * statement is built once per shape of principal and prepared, instead of composed per request.
-   */
-  const findVisibleStatements = new Map<string, ReturnType<typeof prepareFindVisible>>();
-  function prepareFindVisible(shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) {
+/**
+ * The access check runs on every study request (a viewer sends hundreds a minute), so its
+ * statement is built once per shape of principal and prepared, instead of composed per request.
+ */
+function findVisibleStatements(db: Db) {
+  const prepared = new Map<string, ReturnType<typeof prepare>>();
+  function prepare(shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) {
     const name = `access_find_visible_${shape.kind}_${shape.narrowed ? 'narrowed' : 'all'}_${by}${includeDeleting ? '_deleting' : ''}`;
     const target = sql.placeholder('target');
     return db
@@ -178,15 +178,19 @@ export function createAccessRepository(db: Db) {
       .limit(1)
       .prepare(name);
   }
-  function findVisibleStatement(shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) {
+  return (shape: PrincipalShape, by: 'id' | 'uid', includeDeleting: boolean) => {
     const key = `${shape.kind}|${shape.narrowed}|${by}|${includeDeleting}`;
-    let statement = findVisibleStatements.get(key);
+    let statement = prepared.get(key);
     if (!statement) {
-      statement = prepareFindVisible(shape, by, includeDeleting);
-      findVisibleStatements.set(key, statement);
+      statement = prepare(shape, by, includeDeleting);
+      prepared.set(key, statement);
     }
     return statement;
-  }
+  };
+}
+
+export function createAccessRepository(db: Db) {
+  const findVisibleStatement = findVisibleStatements(db);
 
   return {
     /** Whether the study is shared with the user (not only open to them through an order). */

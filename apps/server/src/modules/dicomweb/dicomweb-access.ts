@@ -22,6 +22,42 @@ function requireUid(v: string, what: string): string {
   return v;
 }
 
+/**
+ * The audit entry of a read of one series, written when this reader has not read it (for this
+ * action) within the window on this process: with N nodes a burst may be recorded up to N times,
+ * never zero times.
+ */
+function seriesReadAudit(
+  audit: (
+    p: Principal,
+    meta: RequestMeta,
+    action: string,
+    studyId: string | null,
+    outcome: 'success',
+    details?: Record<string, unknown>,
+  ) => Promise<void>,
+) {
+  const seriesReads = new Map<string, number>();
+  return async (
+    p: Principal,
+    meta: RequestMeta,
+    action: string,
+    study: { id: string },
+    series: { id: string; seriesInstanceUid: string },
+    details?: Record<string, unknown>,
+  ) => {
+    const key = `${p.via}:${p.userId}:${p.studyId ?? ''}:${series.id}:${action}`;
+    const last = seriesReads.get(key) ?? 0;
+    if (Date.now() - last <= SERIES_READ_AUDIT_WINDOW_MS) return;
+    if (seriesReads.size >= SERIES_READ_AUDIT_KEYS) seriesReads.clear();
+    seriesReads.set(key, Date.now());
+    await audit(p, meta, action, study.id, 'success', {
+      seriesInstanceUid: series.seriesInstanceUid,
+      ...details,
+    });
+  };
+}
+
 export interface DicomwebAccessDeps {
   repo: Pick<DicomwebRepository, 'seriesByUid' | 'instanceByUid'>;
   access: Pick<AccessService, 'visibleStudies' | 'requireStudyAccess'>;
@@ -57,31 +93,7 @@ export function createDicomwebAccess(deps: DicomwebAccessDeps) {
     });
   }
 
-  const seriesReads = new Map<string, number>();
-
-  /**
-   * The audit entry of a read of one series, written when this reader has not read it (for this
-   * action) within the window on this process: with N nodes a burst may be recorded up to N times,
-   * never zero times.
-   */
-  async function auditSeriesRead(
-    p: Principal,
-    meta: RequestMeta,
-    action: string,
-    study: { id: string },
-    series: { id: string; seriesInstanceUid: string },
-    details?: Record<string, unknown>,
-  ) {
-    const key = `${p.via}:${p.userId}:${p.studyId ?? ''}:${series.id}:${action}`;
-    const last = seriesReads.get(key) ?? 0;
-    if (Date.now() - last <= SERIES_READ_AUDIT_WINDOW_MS) return;
-    if (seriesReads.size >= SERIES_READ_AUDIT_KEYS) seriesReads.clear();
-    seriesReads.set(key, Date.now());
-    await audit(p, meta, action, study.id, 'success', {
-      seriesInstanceUid: series.seriesInstanceUid,
-      ...details,
-    });
-  }
+  const auditSeriesRead = seriesReadAudit(audit);
 
   /** Studies the principal may see (the access module decides; a grant narrows to one). */
   function visibleStudies(p: Principal): Promise<StudyRow[]> {
