@@ -125,10 +125,15 @@ export function HelpCenter() {
   const tab = params.get('tab') || FEATURED_TAB;
   const page = Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
   const q = (params.get('q') ?? '').slice(0, HELP_QUERY_MAX);
-  const [typed, setTyped] = useState(q);
+  // What the user typed into the search box, or null when the box shows the address's search. A
+  // category chosen sets it back to null, so a render between the choice and its navigation never
+  // sees an emptied box against the old search and schedules that search's removal, which landed
+  // after the choice and took the user back to the category they had left.
+  const [typed, setTyped] = useState<string | null>(null);
 
   // The address follows the search box a moment after typing stops.
   useEffect(() => {
+    if (typed === null) return;
     const next = typed.trim();
     if (next === q) return;
     const timer = setTimeout(() => {
@@ -158,7 +163,7 @@ export function HelpCenter() {
   const articles = useArticles(query);
 
   const select = (next: string) => {
-    setTyped('');
+    setTyped(null);
     setParams(next === FEATURED_TAB ? {} : { tab: next });
   };
   const goToPage = (next: number) => {
@@ -257,7 +262,7 @@ export function HelpCenter() {
             placeholder="Search help articles..."
             className="pl-9"
             maxLength={HELP_QUERY_MAX}
-            value={typed}
+            value={typed ?? q}
             onChange={(e) => setTyped(e.target.value)}
           />
         </div>
