@@ -39,7 +39,7 @@ const HELD_BYTES = 64 * 1024 * 1024;
  * spares moving the bytes from the database again on every request.
  */
 class HeldMetadata {
-  private readonly bySeries = new Map<string, { revision: number; gzip: Buffer }>();
+  private readonly bySeries = new Map<string, { revision: number; gzip: Buffer; uidKey: string }>();
   private readonly seriesByUid = new Map<string, string>();
   private bytes = 0;
 
@@ -49,14 +49,15 @@ class HeldMetadata {
   find(by: { seriesId: string } | { studyId: string; seriesUid: string }) {
     const seriesId = 'seriesId' in by ? by.seriesId : this.seriesByUid.get(`${by.studyId}|${by.seriesUid}`);
     const copy = seriesId === undefined ? undefined : this.bySeries.get(seriesId);
-    return copy && seriesId ? { seriesId, ...copy } : undefined;
+    return copy && seriesId ? { seriesId, revision: copy.revision, gzip: copy.gzip } : undefined;
   }
 
   keep(series: SeriesRow, gzip: Buffer): void {
     if (gzip.length > this.budget / 8) return;
     this.drop(series.id);
-    this.bySeries.set(series.id, { revision: series.revision, gzip });
-    this.seriesByUid.set(`${series.studyId}|${series.seriesInstanceUid}`, series.id);
+    const uidKey = `${series.studyId}|${series.seriesInstanceUid}`;
+    this.bySeries.set(series.id, { revision: series.revision, gzip, uidKey });
+    this.seriesByUid.set(uidKey, series.id);
     this.bytes += gzip.length;
     for (const [id] of this.bySeries) {
       if (this.bytes <= this.budget) break;
@@ -77,7 +78,7 @@ class HeldMetadata {
     if (!copy) return;
     this.bySeries.delete(seriesId);
     this.bytes -= copy.gzip.length;
-    for (const [uid, id] of this.seriesByUid) if (id === seriesId) this.seriesByUid.delete(uid);
+    if (this.seriesByUid.get(copy.uidKey) === seriesId) this.seriesByUid.delete(copy.uidKey);
   }
 }
 
@@ -85,8 +86,6 @@ export interface SeriesMetadataDeps {
   repo: Pick<DicomwebRepository, 'seriesMetadataState' | 'storeMetadata'>;
   storage: ObjectStorage;
   log: Logger;
-  /** Bytes of series metadata each process keeps in memory (64 MiB unless set; 0 keeps none). */
-  heldBytes?: number;
 }
 
 /** One series' metadata being built: the gzip, and its copy being kept in the database. */
@@ -155,7 +154,7 @@ export function createSeriesMetadata(deps: SeriesMetadataDeps) {
   const { repo } = deps;
   /** Series whose metadata is being built or kept right now, so concurrent requests share one build. */
   const building = new Map<string, Build>();
-  const held = new HeldMetadata(deps.heldBytes ?? HELD_BYTES);
+  const held = new HeldMetadata(HELD_BYTES);
 
   /**
    * repo.seriesMetadataState, without moving the cached bytes again when this process holds the
