@@ -91,7 +91,11 @@ export async function startRoundRobinProxy(targets: string[]): Promise<RoundRobi
     });
   };
 
+  // Idle client connections stay open longer than any client keeps them (as nginx's 75 s does):
+  // with Node's default 5 s, a client reusing a connection just as the proxy closes it gets a reset
+  // no real load balancer would cause.
   const server: Server = createServer(handle);
+  server.keepAliveTimeout = 75_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   proxy.close = () =>

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
-import type { KvStore } from '@tus/utils';
+import { ERRORS, Upload, type KvStore } from '@tus/utils';
 
 /** S3 user metadata on an upload's pending part: the number of the part its bytes will open. */
 const NEXT_PART = 'tus-next-part';
@@ -31,6 +31,31 @@ export class DurableS3Store extends S3Store {
    */
   constructor(options: ConstructorParameters<typeof S3Store>[0]) {
     super({ ...options, cache: options.cache ?? readThrough });
+  }
+
+  /**
+   * @tus/s3-store answers *any* failure to read an upload's `.info` record as "not found": a slow or
+   * failing bucket then tells the client (404) that its upload is gone, and it gives up on bytes that
+   * are safely stored. Only a record that is not there is "not found" here; any other error stays an
+   * error (500), which tus clients retry.
+   */
+  override async getUpload(id: string): Promise<Upload> {
+    let metadata: MetadataValue;
+    try {
+      metadata = await this.getMetadata(id);
+    } catch (err) {
+      throw isNotFound(err) ? ERRORS.FILE_NOT_FOUND : err;
+    }
+    const { file } = metadata;
+    let stored: number;
+    try {
+      stored = (await this.retrieveParts(id)).reduce((sum, part) => sum + (part.Size ?? 0), 0);
+    } catch (err) {
+      // The multipart upload is gone while its record is there: it was completed.
+      if (isMissingUpload(err)) return new Upload({ ...file, offset: file.size ?? 0 });
+      throw err;
+    }
+    return new Upload({ ...file, offset: stored + ((await this.getIncompletePartSize(id)) ?? 0) });
   }
 
   /** Per upload being written by this process: the part number the next part gets, and the full parts sent. */
@@ -145,6 +170,12 @@ function isNotFound(err: unknown): boolean {
   const name = (err as { name?: unknown; Code?: unknown } | null)?.name;
   const code = (err as { Code?: unknown } | null)?.Code;
   return ['NotFound', 'NoSuchKey'].includes(String(name)) || ['NotFound', 'NoSuchKey'].includes(String(code));
+}
+
+/** A multipart upload that is not there (`NotFound` left out: the SDK gives it to any bare 404). */
+function isMissingUpload(err: unknown): boolean {
+  const { name, Code } = (err ?? {}) as { name?: unknown; Code?: unknown };
+  return ['NoSuchKey', 'NoSuchUpload'].some((c) => c === name || c === Code);
 }
 
 const readThrough: KvStore<MetadataValue> = {

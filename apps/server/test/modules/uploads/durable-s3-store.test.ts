@@ -1,8 +1,10 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { S3Store } from '@tus/s3-store';
-import { Upload } from '@tus/utils';
+import { ERRORS, Upload } from '@tus/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DurableS3Store } from '../../../src/modules/uploads/durable-s3-store';
 import { motoInstalled, startMotoS3, type LocalS3 } from '../../helpers/s3rver';
@@ -100,6 +102,41 @@ describe.skipIf(!motoInstalled())('DurableS3Store', () => {
     // tus removes the `.info` record only after it aborted the upload; the cached copy still says it
     // exists, and a missing multipart upload means "completed" to the store.
     expect((await here.getUpload(id)).offset).toBe(8 * MiB);
+  });
+
+  it('answers a failing bucket with its error, not with "upload not found", so the client retries', async () => {
+    const id = await create(storeOf(DurableS3Store), 8 * MiB);
+    // A bucket that fails every request, as S3 does when it answers 500 InternalError.
+    const failing = createServer((_req, res) =>
+      res
+        .writeHead(500, { 'content-type': 'application/xml' })
+        .end('<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>'),
+    );
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const storeAt = (Store: typeof S3Store) =>
+      new Store({
+        partSize: 16 * MiB,
+        s3ClientConfig: {
+          bucket: s3.bucket,
+          endpoint: `http://127.0.0.1:${(failing.address() as AddressInfo).port}`,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          maxAttempts: 1,
+          credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+        },
+      });
+    try {
+      const error = await storeAt(DurableS3Store)
+        .getUpload(id)
+        .catch((err: unknown) => err);
+      expect(error).toMatchObject({ name: 'InternalError' });
+      // @tus/s3-store by itself tells the client its upload is gone.
+      await expect(storeAt(S3Store).getUpload(id)).rejects.toBe(ERRORS.FILE_NOT_FOUND);
+      // Once the bucket answers again, so is the upload.
+      expect(await storeOf(DurableS3Store).getUpload(id)).toMatchObject({ offset: 0, size: 8 * MiB });
+    } finally {
+      failing.close();
+    }
   });
 
   it('ignores a pending object whose bytes are already in a stored part (a node that died before deleting it)', async () => {
