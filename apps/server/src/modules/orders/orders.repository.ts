@@ -193,11 +193,12 @@ function createPaymentsRepository(db: Db) {
       return row;
     },
 
-    async countOrderPayments(orderId: string): Promise<number> {
+    /** How many of the order's payments are over (canceled or succeeded); the others are open. */
+    async countFinishedOrderPayments(orderId: string): Promise<number> {
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(payments)
-        .where(eq(payments.orderId, orderId));
+        .where(and(eq(payments.orderId, orderId), inArray(payments.status, ['canceled', 'succeeded'])));
       return row?.n ?? 0;
     },
 

@@ -27,7 +27,7 @@ interface PaymentTarget {
 export interface PaymentIntentDeps {
   repo: Pick<
     OrdersRepository,
-    'findOrder' | 'findOpenOrderPayment' | 'countOrderPayments' | 'insertOrFindPayment'
+    'findOrder' | 'findOpenOrderPayment' | 'countFinishedOrderPayments' | 'insertOrFindPayment'
   >;
   payments: Pick<PaymentsPort, 'kind' | 'resumeIntent' | 'createIntent'>;
   prerequisites: OrderPrerequisites;
@@ -113,18 +113,22 @@ async function refuseOtherAmount(
 
 /**
  * One open intent per unpaid order: each 'Make Payment' resumes it, so the order cannot be paid
- * twice by two forms. Undefined when there is none to resume.
+ * twice by two forms. When there is none to resume, how many of the order's payments are over
+ * (ours say canceled or succeeded, or the processor already says so of the one ours call open).
  */
 async function resumeOrderIntent(
   deps: PaymentIntentDeps,
   actor: Actor,
   orderId: string,
   meta: RequestMeta,
-): Promise<PaymentIntentResponse | undefined> {
+): Promise<PaymentIntentResponse | { paymentsOver: number }> {
   const open = await deps.repo.findOpenOrderPayment(orderId, deps.payments.kind);
   const resumed = open ? await deps.payments.resumeIntent(open.intentId) : undefined;
-  if (!open || !resumed?.clientSecret || resumed.status === 'canceled' || resumed.status === 'succeeded')
-    return undefined;
+  const overAtProcessor = resumed?.status === 'canceled' || resumed?.status === 'succeeded';
+  if (!open || !resumed?.clientSecret || overAtProcessor)
+    return {
+      paymentsOver: (await deps.repo.countFinishedOrderPayments(orderId)) + (overAtProcessor ? 1 : 0),
+    };
   await actorAudit(deps.audit)(actor, 'payment.intent_resume', { type: 'payment', id: open.id }, meta, {
     intentId: resumed.id,
     processor: deps.payments.kind,
@@ -146,11 +150,13 @@ async function openIntent(
   actor: Actor,
   target: PaymentTarget,
   meta: RequestMeta,
+  paymentsOver = 0,
 ): Promise<PaymentIntentResponse> {
-  // For an order the payment id is derived from the order (and how many payments it had), so
-  // two simultaneous first clicks ask the processor with one idempotency key: one intent.
+  // For an order the payment id is derived from the order and how many of its payments are over,
+  // which stays the same until one of them ends: two simultaneous clicks ask the processor with one
+  // idempotency key, and get one intent, whichever of them records it first.
   const paymentId = target.orderId
-    ? uuidFrom(`order-payment:${target.orderId}:${await deps.repo.countOrderPayments(target.orderId)}`)
+    ? uuidFrom(`order-payment:${target.orderId}:${paymentsOver}`)
     : randomUUID();
   const intent = await deps.payments.createIntent({
     amountCents: target.amountCents,
@@ -213,6 +219,7 @@ export async function createPaymentIntent(
       ? await orderTarget(deps, actor, body.orderId, meta)
       : await offerTarget(deps, actor, body, meta);
   await refuseOtherAmount(deps, actor, body.amount, target, meta);
-  const resumed = target.orderId ? await resumeOrderIntent(deps, actor, target.orderId, meta) : undefined;
-  return resumed ?? openIntent(deps, actor, target, meta);
+  if (!target.orderId) return openIntent(deps, actor, target, meta);
+  const resumed = await resumeOrderIntent(deps, actor, target.orderId, meta);
+  return 'paymentsOver' in resumed ? openIntent(deps, actor, target, meta, resumed.paymentsOver) : resumed;
 }
