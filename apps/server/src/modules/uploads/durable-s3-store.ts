@@ -166,17 +166,16 @@ export class DurableS3Store extends S3Store {
   }
 }
 
-function isNotFound(err: unknown): boolean {
-  const name = (err as { name?: unknown; Code?: unknown } | null)?.name;
-  const code = (err as { Code?: unknown } | null)?.Code;
-  return ['NotFound', 'NoSuchKey'].includes(String(name)) || ['NotFound', 'NoSuchKey'].includes(String(code));
+/** Whether an S3 error is one of these codes (the SDK puts it in `name`, some stores in `Code`). */
+function s3ErrorIs(err: unknown, codes: string[]): boolean {
+  const { name, Code } = (err ?? {}) as { name?: unknown; Code?: unknown };
+  return codes.some((c) => c === name || c === Code);
 }
 
+/** An object that is not there. */
+const isNotFound = (err: unknown) => s3ErrorIs(err, ['NotFound', 'NoSuchKey']);
 /** A multipart upload that is not there (`NotFound` left out: the SDK gives it to any bare 404). */
-function isMissingUpload(err: unknown): boolean {
-  const { name, Code } = (err ?? {}) as { name?: unknown; Code?: unknown };
-  return ['NoSuchKey', 'NoSuchUpload'].some((c) => c === name || c === Code);
-}
+const isMissingUpload = (err: unknown) => s3ErrorIs(err, ['NoSuchKey', 'NoSuchUpload']);
 
 const readThrough: KvStore<MetadataValue> = {
   get: async () => undefined,
