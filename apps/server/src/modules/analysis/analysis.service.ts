@@ -27,7 +27,8 @@ export interface AnalysisDeps {
   /** Queues the analysis job of an order (run-analysis.job.ts). */
   enqueue: (order: { orderId: string; userId: string }) => Promise<void>;
   deliverReport: DeliverReport;
-  refundOrder: (orderId: string, reason: string) => Promise<unknown>;
+  /** Refunds once however often it is asked; `refundedNow` is true only for the call that did it. */
+  refundOrder: (orderId: string, reason: string) => Promise<{ refundedNow: boolean }>;
   /**
    * External AI vendors (modules/vendors): an order whose provider has a webhook is sent there
    * (`dispatch` throws to be retried) instead of getting the built-in report.
@@ -69,9 +70,14 @@ function createAnalysisTools(deps: AnalysisDeps) {
 
   const buildReport = (studyId: string) => buildStudyReport(deps, studyId);
 
-  /** Refunds an order that cannot be served and tells the patient (no study details in the message). */
+  /**
+   * Refunds an order that cannot be served and tells the patient (no study details in the message).
+   * The sweep and a prompt refund can reach one order together: only the call that refunded it
+   * records and tells it, and says so (true).
+   */
   async function refund(order: AnalysisOrder, reason: string, title: string, description: string) {
-    await deps.refundOrder(order.id, reason);
+    const { refundedNow } = await deps.refundOrder(order.id, reason);
+    if (!refundedNow) return false;
     await audit('analysis.refund', order.id, { reason, serviceType: order.serviceType });
     await deps.notifications.notify(order.userId, {
       type: 'analysis',
@@ -79,6 +85,7 @@ function createAnalysisTools(deps: AnalysisDeps) {
       description,
       path: '/services/purchased',
     });
+    return true;
   }
 
   /** Queues an order's automated part, once per order, if it waits for one. */
@@ -263,13 +270,15 @@ function createAnalysisSweeps(deps: AnalysisDeps, tools: AnalysisTools) {
       let refunded = 0;
       for (const order of await repo.undeliverable()) {
         try {
-          await refund(
-            order,
-            'provider_unavailable',
-            'Order refunded',
-            `The provider of your ${order.serviceName} order can no longer take it, so it has been refunded in full.`,
-          );
-          refunded++;
+          if (
+            await refund(
+              order,
+              'provider_unavailable',
+              'Order refunded',
+              `The provider of your ${order.serviceName} order can no longer take it, so it has been refunded in full.`,
+            )
+          )
+            refunded++;
         } catch (err) {
           log.error({ orderId: order.id, err: errorText(err) }, 'could not refund an undeliverable order');
         }
@@ -283,13 +292,15 @@ function createAnalysisSweeps(deps: AnalysisDeps, tools: AnalysisTools) {
       let refunded = 0;
       for (const order of await repo.awaitingApprovalSince(cutoff)) {
         try {
-          await refund(
-            order,
-            'not_accepted_in_time',
-            'Order refunded',
-            `No professional accepted your ${order.serviceName} order in time, so it has been refunded in full.`,
-          );
-          refunded++;
+          if (
+            await refund(
+              order,
+              'not_accepted_in_time',
+              'Order refunded',
+              `No professional accepted your ${order.serviceName} order in time, so it has been refunded in full.`,
+            )
+          )
+            refunded++;
         } catch (err) {
           // One order's refund trouble must not keep the others waiting.
           log.error({ orderId: order.id, err: errorText(err) }, 'could not refund an unaccepted order');

@@ -125,16 +125,17 @@ export function createRefundsService(deps: RefundsDeps) {
     /**
      * Refunds a paid order in full and moves it to `refunded` (a professional declined it, it was
      * not accepted in time, an admin refunded it). Idempotent: a refunded order is answered as it
-     * is, and concurrent calls refund once. `actor` is who did it (null for the server's jobs).
+     * is, and concurrent calls refund once; `refundedNow` tells the one call that did it, so only
+     * that caller tells the patient. `actor` is who did it (null for the server's jobs).
      */
     async refundOrder(
       orderId: string,
       reason: string,
       options: { actor?: OrderActor; meta?: RequestMeta } = {},
-    ): Promise<Purchase> {
+    ): Promise<{ purchase: Purchase; refundedNow: boolean }> {
       const order = UUID.test(orderId) ? await repo.findOrder(orderId) : undefined;
       if (!order) throw new AppError('NOT_FOUND', ORDER_NOT_FOUND);
-      if (order.status === 'refunded') return view(order.id);
+      if (order.status === 'refunded') return { purchase: await view(order.id), refundedNow: false };
       const payment = order.paymentId ? await repo.findPaymentById(order.paymentId) : undefined;
       if (!payment || !REFUNDABLE_STATUSES.includes(order.status)) {
         await audit(
@@ -147,8 +148,8 @@ export function createRefundsService(deps: RefundsDeps) {
         );
         throw new AppError('CONFLICT', 'Only a paid order can be refunded.');
       }
-      await refundPayment(payment, order, reason, options.actor ?? null, options.meta);
-      return view(order.id);
+      const refundedNow = await refundPayment(payment, order, reason, options.actor ?? null, options.meta);
+      return { purchase: await view(order.id), refundedNow };
     },
   };
 }

@@ -194,8 +194,9 @@ describe('Stripe as the card processor', () => {
       ctx.services.orders.refundOrder(purchase.id, 'Not accepted in time.'),
       ctx.services.orders.refundOrder(purchase.id, 'Not accepted in time.'),
     ]);
-    expect(a.orderStatus).toBe('refunded');
-    expect(b.orderStatus).toBe('refunded');
+    expect(a.purchase.orderStatus).toBe('refunded');
+    expect(b.purchase.orderStatus).toBe('refunded');
+    expect([a.refundedNow, b.refundedNow].sort()).toEqual([false, true]);
     await ctx.services.orders.refundOrder(purchase.id, 'Not accepted in time.');
     const made = [...stripeApi.refunds.values()].filter((r) => r.payment_intent === paymentIntentId);
     expect(made).toHaveLength(1);
