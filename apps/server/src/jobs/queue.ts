@@ -307,17 +307,41 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
     }
   }
 
+  const rowsToJobs = (rows: unknown[]) =>
+    (rows as Array<{ job_id: string; job_name: string }>).map((r) => ({ id: r.job_id, name: r.job_name }));
+
   async function reclaimStale() {
     const res = await sql(
       `delete from job_leases where heartbeat_at < now() - make_interval(secs => $1) returning job_id, job_name`,
       [LEASE_STALE_MS / 1000],
     );
-    await interrupt(
-      (res.rows as Array<{ job_id: string; job_name: string }>).map((r) => ({
-        id: r.job_id,
-        name: r.job_name,
-      })),
+    await interrupt(rowsToJobs(res.rows));
+    await reclaimOrphans();
+  }
+
+  /**
+   * Active jobs without a lease: a process killed between taking a job and writing its lease (or a
+   * reclaim cut off before the job was failed). This process takes their leases first, so that of
+   * several processes looking at once only one fails each job, then hands them on.
+   */
+  async function reclaimOrphans() {
+    const res = await sql(
+      `with orphan as (
+         select j.id, j.name from ${SCHEMA}.job j
+         where j.state = 'active' and j.started_on < now() - make_interval(secs => $1)
+           and not exists (select 1 from job_leases l where l.job_id = j.id)
+         for update of j skip locked
+       )
+       insert into job_leases (job_id, job_name, owner, heartbeat_at)
+       select id, name, $2, now() from orphan
+       on conflict (job_id) do nothing
+       returning job_id, job_name`,
+      [LEASE_STALE_MS / 1000, owner],
     );
+    const jobs = rowsToJobs(res.rows);
+    await interrupt(jobs);
+    for (const job of jobs)
+      await sql(`delete from job_leases where job_id = $1 and owner = $2`, [job.id, owner]);
   }
 
   return {
