@@ -115,6 +115,9 @@ test('a user browses categories and pages, searches, opens an article and goes b
   // Open an article from a list page and come back to the same page.
   await allButton.click();
   await pagination.getByRole('button', { name: 'Page 2' }).click();
+  // Page 2's cards, not page 1's still on screen.
+  await expect(pagination.getByRole('button', { name: 'Page 2' })).toHaveAttribute('aria-current', 'page');
+  await expect(page).toHaveURL(/page=2/);
   const card = cards.first();
   const title = await card.getByRole('heading').innerText();
   await card.getByRole('link', { name: `Read more: ${title}` }).click();
