@@ -270,7 +270,8 @@ try {
     );
   // BENCH_EXPLAIN=1: the plans of the ingest's lookup of stored instances (dedupe stage, the query
   // of study-instances.repository.ts `existingInstances`) at the last level, for a new owner and for
-  // a filler owner with ~200 studies, with 100 SOP UIDs that are not stored.
+  // a filler owner with ~200 studies, with 100 SOP UIDs that are not stored, in a study the owner
+  // has and one it has not (the same SQL form as the repository's, JSON arrays).
   if (process.env.BENCH_EXPLAIN) {
     const sops = Array.from({ length: PER_UPLOAD }, (_, i) => `2.25.${9e15 + i}`);
     const fresh = await newPatient(ctx, `scale-explain-${randomUUID()}@example.com`);
@@ -278,11 +279,18 @@ try {
       ['new owner', fresh.id],
       ['filler owner', owners[0]!],
     ] as const) {
+      const held = await q<{ uid: string }>(
+        'select study_instance_uid as uid from studies where owner_id = $1 limit 1',
+        [owner],
+      );
+      const studyUids = [...held.map((r) => r.uid), `2.25.${9e15 + 999}`];
       const plan = await q<{ 'QUERY PLAN': string }>(
         `explain (analyze, buffers) select s.study_instance_uid, i.sop_instance_uid, i.size_bytes, i.crc32, i.storage_key
            from instances i join studies s on s.id = i.study_id
-          where s.owner_id = $1 and s.deleting_since is null and i.sop_instance_uid = any($2::text[])`,
-        [owner, sops],
+          where s.owner_id = $1 and s.deleting_since is null
+            and s.study_instance_uid = any(array(select jsonb_array_elements_text($2::jsonb)))
+            and i.sop_instance_uid = any(array(select jsonb_array_elements_text($3::jsonb)))`,
+        [owner, JSON.stringify(studyUids), JSON.stringify(sops)],
       );
       console.log(`\nexistingInstances, ${who}:\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
     }

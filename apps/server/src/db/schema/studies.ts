@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -110,7 +111,11 @@ export const series = pgTable(
     revision: integer('revision').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('series_study_uid_key').on(t.studyId, t.seriesInstanceUid)],
+  (t) => [
+    uniqueIndex('series_study_uid_key').on(t.studyId, t.seriesInstanceUid),
+    // What an instance's (series, study) pair refers to (instances_series_study_fk).
+    uniqueIndex('series_id_study_key').on(t.id, t.studyId),
+  ],
 );
 
 /**
@@ -121,12 +126,8 @@ export const instances = pgTable(
   'instances',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    studyId: uuid('study_id')
-      .notNull()
-      .references(() => studies.id, { onDelete: 'cascade' }),
-    seriesId: uuid('series_id')
-      .notNull()
-      .references(() => series.id, { onDelete: 'cascade' }),
+    studyId: uuid('study_id').notNull(),
+    seriesId: uuid('series_id').notNull(),
     sopInstanceUid: text('sop_instance_uid').notNull(),
     sopClassUid: text('sop_class_uid'),
     instanceNumber: integer('instance_number'),
@@ -140,11 +141,18 @@ export const instances = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    // Also how ingest's duplicate check finds stored instances: the owner's studies by Study UID,
+    // then their instances by SOP UID (existingInstances).
     uniqueIndex('instances_study_sop_key').on(t.studyId, t.sopInstanceUid),
-    // Ingest's duplicate check looks instances up by SOP Instance UID across the owner's studies
-    // (existingInstances): without it PostgreSQL scans every instance of every account.
-    index('instances_sop_idx').on(t.sopInstanceUid),
     index('instances_series_idx').on(t.seriesId),
+    // One key for both parents: the instance's series, which must belong to the instance's study
+    // (so the study exists too), and it goes with either. One check per inserted row, not two:
+    // an upload inserts thousands of rows in the transaction that indexes it.
+    foreignKey({
+      name: 'instances_series_study_fk',
+      columns: [t.seriesId, t.studyId],
+      foreignColumns: [series.id, series.studyId],
+    }).onDelete('cascade'),
     uniqueIndex('instances_storage_location_key').on(t.storageKey, t.storageOffset),
   ],
 );

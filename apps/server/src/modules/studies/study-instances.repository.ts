@@ -55,9 +55,14 @@ export async function insertInstances(db: Db, rows: Array<typeof instances.$infe
 /** Reading a study's series and instances: what is already stored, what a download holds, which objects. */
 export function createStudyInstancesRepository(db: Db) {
   return {
-    /** Already indexed instances of this owner with these (study, SOP) UIDs. */
+    /**
+     * Already indexed instances of this owner with these (study, SOP) UIDs: the owner's studies with
+     * these Study UIDs first, then their instances by SOP UID, so the lookup reads only this owner's
+     * few studies whatever the size of the database.
+     */
     async existingInstances(ownerId: string, pairs: Array<{ studyUid: string; sopUid: string }>) {
       if (pairs.length === 0) return [];
+      const studyUids = [...new Set(pairs.map((p) => p.studyUid))];
       const sops = [...new Set(pairs.map((p) => p.sopUid))];
       return db
         .select({
@@ -73,6 +78,7 @@ export function createStudyInstancesRepository(db: Db) {
           and(
             eq(studies.ownerId, ownerId),
             isNull(studies.deletingSince),
+            inTextList(studies.studyInstanceUid, studyUids),
             inTextList(instances.sopInstanceUid, sops),
           ),
         );
