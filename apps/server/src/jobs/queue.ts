@@ -316,13 +316,13 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
       [LEASE_STALE_MS / 1000],
     );
     await interrupt(rowsToJobs(res.rows));
-    await reclaimOrphans();
   }
 
   /**
    * Active jobs without a lease: a process killed between taking a job and writing its lease (or a
    * reclaim cut off before the job was failed). This process takes their leases first, so that of
-   * several processes looking at once only one fails each job, then hands them on.
+   * several processes looking at once only one fails each job, then hands them on. pg-boss keeps no
+   * index on active jobs, so this scan runs once per stale period, not at every heartbeat.
    */
   async function reclaimOrphans() {
     const res = await sql(
@@ -366,10 +366,12 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
     /** Renews this process's leases and reclaims stale ones, until stop(). */
     start() {
       if (timer) return;
+      let beats = 0;
       timer = setInterval(() => {
         void (async () => {
           await sql(`update job_leases set heartbeat_at = now() where owner = $1`, [owner]);
           await reclaimStale();
+          if (beats++ % (LEASE_STALE_MS / LEASE_HEARTBEAT_MS) === 0) await reclaimOrphans();
         })().catch((err: unknown) => log.warn({ err }, 'job lease upkeep failed'));
       }, LEASE_HEARTBEAT_MS);
       timer.unref();
