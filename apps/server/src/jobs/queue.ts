@@ -340,8 +340,13 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
     );
     const jobs = rowsToJobs(res.rows);
     await interrupt(jobs);
-    for (const job of jobs)
-      await sql(`delete from job_leases where job_id = $1 and owner = $2`, [job.id, owner]);
+    for (const job of jobs) await release(job.id);
+  }
+
+  async function release(jobId: string) {
+    await sql(`delete from job_leases where job_id = $1 and owner = $2`, [jobId, owner]).catch(
+      (err: unknown) => log.warn({ err, jobId }, 'job lease not released; it will go stale'),
+    );
   }
 
   return {
@@ -352,11 +357,7 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
         [jobId, jobName, owner],
       );
     },
-    async release(jobId: string) {
-      await sql(`delete from job_leases where job_id = $1 and owner = $2`, [jobId, owner]).catch(
-        (err: unknown) => log.warn({ err, jobId }, 'job lease not released; it will go stale'),
-      );
-    },
+    release,
     /** Every active job and every lease belong to a dead process (embedded database, at start). */
     async reclaimAllActive() {
       await sql('delete from job_leases');
