@@ -323,8 +323,12 @@ describe('Complete Analysis Package: its automated part', () => {
   it('is queued by the sweep when its job was never sent', async () => {
     const studyId = await mrStudy(buyer.id);
     const orderId = await buy(buyer, PACKAGE, studyId, packageProviderId);
-    // Wait for the job started at payment, then forget its record as if it had never been sent.
-    await eventually(async () => (await fulfilmentOf(orderId))?.automatedReportAt, 60_000);
+    // Wait for the job started at payment to end (its run recorded as delivered, which comes after the
+    // report), then forget its record as if it had never been sent.
+    await eventually(async () => {
+      const [run] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+      return run?.status === 'delivered' && (await fulfilmentOf(orderId))?.automatedReportAt;
+    }, 60_000);
     await db()
       .update(orderFulfilments)
       .set({ automatedReportAt: null })
