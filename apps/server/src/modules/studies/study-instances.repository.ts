@@ -15,16 +15,19 @@ export function chunks<T>(items: T[], size = CHUNK): T[][] {
  * `column = any(values)` with one parameter, a JSON array, instead of one parameter per value (the
  * query builder's `inArray`): upload batches name hundreds to thousands of instances, and building
  * and binding that many parameters cost more than the lookup itself. The array is computed once
- * (an init plan), so the column's indexes are used as with a literal list.
+ * (an init plan), so the column's indexes are used as with a literal list. Plain `json`, read once,
+ * needs no conversion to `jsonb` first.
  */
 export function inTextList(column: AnyPgColumn, values: string[]): SQL {
-  return sql`${column} = any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)))`;
+  return sql`${column} = any(array(select json_array_elements_text(${JSON.stringify(values)}::json)))`;
 }
 
 /**
  * Inserts instance rows with one statement and one parameter, a JSON array: built by the query builder
  * as a multi-row VALUES list (11 parameters a row), a 300-slice series cost about 60 ms of CPU before
- * the database saw it, and more in the driver's handling of 3,300 parameters.
+ * the database saw it, and more in the driver's handling of 3,300 parameters. `json`, not `jsonb`: the
+ * rows are read once, and converting 5,000 of them to jsonb first doubled the statement's time
+ * (bench/README.md).
  */
 export async function insertInstances(db: Db, rows: Array<typeof instances.$inferInsert>): Promise<void> {
   if (rows.length === 0) return;
@@ -47,7 +50,7 @@ export async function insertInstances(db: Db, rows: Array<typeof instances.$infe
       transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset)
     select study_id, series_id, sop_instance_uid, sop_class_uid, instance_number,
       transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset
-    from jsonb_to_recordset(${json}::jsonb) as r(study_id uuid, series_id uuid, sop_instance_uid text,
+    from json_to_recordset(${json}::json) as r(study_id uuid, series_id uuid, sop_instance_uid text,
       sop_class_uid text, instance_number integer, transfer_syntax_uid text, size_bytes bigint,
       crc32 bigint, storage_key text, storage_offset bigint)`);
 }
