@@ -58,6 +58,10 @@ async function buy(p: Patient, serviceName: string, studyId: string, providerId?
 const orderStatus = async (id: string) =>
   (await db().select({ status: orders.status }).from(orders).where(eq(orders.id, id)))[0]!.status;
 
+/** The order's analysis run record, if it has one. */
+const runOf = async (orderId: string) =>
+  (await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId)))[0];
+
 /** A generated CT series of `count` slices 2 mm apart, without the slices at `missing`. */
 function ctSeries(count: number, missing: number[] = []) {
   const s = generateSeries({ count, size: 64 });
@@ -120,7 +124,7 @@ describe('AI Quick Analysis orders', () => {
     expect(stored.some((i) => i.sopClassUid === '1.2.840.10008.5.1.4.1.1.104.1')).toBe(true);
     // The job records its run right after the delivery that completed the order.
     const run = await eventually(async () => {
-      const [row] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+      const row = await runOf(orderId);
       return row?.status === 'delivered' ? row : undefined;
     });
     expect(run).toMatchObject({ status: 'delivered', attempts: 1 });
@@ -148,7 +152,7 @@ describe('AI Quick Analysis orders', () => {
     for (let i = 0; i < 10 && outcome !== 'refunded' && outcome !== 'skipped'; i++)
       outcome = await ctx.services.analysis.runOrder(orderId, silent).catch(() => 'retry');
     await eventually(async () => (await orderStatus(orderId)) === 'refunded');
-    const [run] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+    const run = await runOf(orderId);
     expect(run!.status).toBe('failed');
     const told = await db()
       .select()
@@ -231,7 +235,7 @@ describe('Complete Analysis Package: its automated part', () => {
     expect(await orderStatus(orderId)).toBe('pending_approval');
     expect(await reportSeries(studyId)).toHaveLength(1);
     const run = await eventually(async () => {
-      const [row] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
+      const row = await runOf(orderId);
       return row?.status === 'delivered' ? row : undefined;
     });
     expect(run.attempts).toBe(1);
@@ -325,10 +329,11 @@ describe('Complete Analysis Package: its automated part', () => {
     const orderId = await buy(buyer, PACKAGE, studyId, packageProviderId);
     // Wait for the job started at payment to end (its run recorded as delivered, which comes after the
     // report), then forget its record as if it had never been sent.
-    await eventually(async () => {
-      const [run] = await db().select().from(analysisRuns).where(eq(analysisRuns.orderId, orderId));
-      return run?.status === 'delivered' && (await fulfilmentOf(orderId))?.automatedReportAt;
-    }, 60_000);
+    await eventually(
+      async () =>
+        (await runOf(orderId))?.status === 'delivered' && (await fulfilmentOf(orderId))?.automatedReportAt,
+      60_000,
+    );
     await db()
       .update(orderFulfilments)
       .set({ automatedReportAt: null })
