@@ -6,8 +6,13 @@ import path from 'node:path';
 
 rmSync('dist', { recursive: true, force: true });
 await build({
-  // The render pool's workers load their own entry (src/modules/thumbnails/render-pool.ts).
-  entryPoints: { main: 'src/main.ts', 'render-worker': 'src/modules/thumbnails/render-worker.ts' },
+  // The render pool's workers and the upload prescan's worker load their own entries
+  // (src/modules/thumbnails/render-pool.ts, src/modules/ingest/archive-prescan.ts).
+  entryPoints: {
+    main: 'src/main.ts',
+    'render-worker': 'src/modules/thumbnails/render-worker.ts',
+    'prescan-worker': 'src/modules/ingest/prescan-worker.ts',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -1,52 +1,49 @@
-import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { readInto, type UploadWriteObserver } from '../uploads';
-import {
-  ZipStreamScanner,
-  type EntryMemory,
-  type ScannedEntry,
-} from '../../dicom-archive/zip-stream-scanner';
+import type { UploadWriteObserver, UploadWriteScan } from '../uploads';
+import type { ScannedEntry } from '../../dicom-archive/zip-stream-scanner';
+import type { PrescanReply, PrescanRequest } from './prescan-worker';
 
-interface ScanState {
-  path: string;
-  scanner: ZipStreamScanner;
-  touched: number;
+/** Bytes gathered before they go to the worker in one message (moved, not copied again). */
+const BATCH = 1024 * 1024;
+/**
+ * Bytes sent and not scanned yet, for all uploads together, beyond which a write stops being
+ * followed (its upload is left to the job): a worker that falls behind never holds more than this.
+ */
+const MAX_BEHIND = 64 * 1024 * 1024;
+
+// The bundle (dist/main.js) ships the worker as dist/prescan-worker.js; from sources (tests, `npm
+// run dev`) the worker loads the TypeScript file through tsx.
+const fromSources = import.meta.url.endsWith('.ts');
+const workerFile = new URL(fromSources ? './prescan-worker.ts' : './prescan-worker.js', import.meta.url);
+
+/** A worker's script that loads the TypeScript entry through tsx's require hook (its --import does not reach a worker's entry). */
+function sourcesWorker(): string {
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs/api');
+  return `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(fileURLToPath(workerFile))});`;
 }
-
-/** Entries larger than this are left to the job (their bytes would sit in memory until their end). */
-const MAX_ENTRY = 64 * 1024 * 1024;
-/** Bytes of entries under way, for all uploads together; an entry that does not fit is left to the job. */
-const MAX_HELD = 512 * 1024 * 1024;
-/** Uploads followed at once; beyond it the least recently touched is dropped (the job then reads it). */
-const MAX_UPLOADS = 256;
-/** Results nobody took within this long are dropped. */
-const STALE_AFTER_MS = 60 * 60 * 1000;
-/** Most bytes read back from the file when an upload resumes at an offset the scan is not at. */
-const MAX_REPLAY = MAX_ENTRY + 16 * 1024 * 1024;
-const REPLAY_WINDOW = 1024 * 1024;
 
 /**
  * Reads a stored-mode ZIP while tus writes it: the upload area shows each chunk to the scan on its
  * way to the file, where its entry's CRC-32 is computed and, once its last byte has passed, the entry
- * is classified (DICOM header parsed). When the upload ends the process-study job finds the work done
- * and only indexes, and nothing was read back from the disk. Results are a cache: they live in this
- * process only, are dropped when the upload is terminated or created again, and the job uses an entry
- * only when the central directory agrees on its offset, size and CRC-32; anything missing it reads
- * itself.
+ * is classified (DICOM header parsed; upload-scans.ts). When the upload ends the process-study job
+ * finds the work done and only indexes, and nothing was read back from the disk.
+ *
+ * The scans run in a worker thread: done on the event loop, their CRC-32 and parsing held up the
+ * reading of the upload's own bytes, and a 5,000-file upload took half as long again
+ * (bench/README.md). Here a write only copies its chunks into 1 MiB batches and moves them to the
+ * worker, in order. Results are a cache: they live in this process only, are dropped when the upload
+ * is terminated or created again (or the worker falls behind or ends), and the job uses an entry only
+ * when the central directory agrees on its offset, size and CRC-32; anything missing it reads itself.
  */
 export class ArchivePrescan implements UploadWriteObserver {
-  private readonly states = new Map<string, ScanState>();
-  private held = 0;
-  private readonly memory: EntryMemory = {
-    take: (bytes) => {
-      if (this.held + bytes > MAX_HELD) return false;
-      this.held += bytes;
-      return true;
-    },
-    give: (bytes) => {
-      this.held -= bytes;
-    },
-  };
+  private worker: Worker | undefined;
+  private readonly answers = new Map<number, (value: unknown) => void>();
+  private nextRequest = 0;
+  /** Bytes sent to the worker that it has not scanned yet. */
+  private behind = 0;
 
   constructor(
     private readonly log: Logger,
@@ -54,84 +51,109 @@ export class ArchivePrescan implements UploadWriteObserver {
     private readonly maxDecodedBytes?: number,
   ) {}
 
-  async beginWrite(id: string, path: string, offset: number): Promise<((chunk: Buffer) => void) | undefined> {
-    let state = this.states.get(id);
-    if (!state || state.path !== path) {
-      if (state) this.forget(id);
-      state = {
-        path,
-        scanner: new ZipStreamScanner(this.memory, {
-          maxEntry: MAX_ENTRY,
-          maxDecodedBytes: this.maxDecodedBytes,
-        }),
-        touched: Date.now(),
-      };
-      this.states.set(id, state);
-      this.evict();
-    }
-    state.touched = Date.now();
-    const { scanner } = state;
-    if (scanner.position !== offset) {
-      // A resumed upload: the bytes from the entry under way to the offset come from the file.
-      const from = offset < scanner.position ? scanner.rewind(offset) : scanner.position;
-      if (offset - from > MAX_REPLAY || !(await this.replay(id, state, from, offset))) {
-        this.forget(id);
-        return undefined;
-      }
-    }
-    return (chunk) => scanner.push(chunk);
+  async beginWrite(id: string, path: string, offset: number): Promise<UploadWriteScan> {
+    this.send({ type: 'begin', id, path, offset });
+    let batch: Buffer | null = null;
+    let filled = 0;
+    let following = true;
+    const flush = () => {
+      if (!batch || filled === 0) return;
+      const bytes = new Uint8Array(batch.buffer, batch.byteOffset, filled);
+      this.behind += filled;
+      this.send({ type: 'bytes', id, bytes }, [batch.buffer as ArrayBuffer]);
+      batch = null;
+      filled = 0;
+    };
+    return {
+      chunk: (chunk) => {
+        if (!following) return;
+        if (this.behind > MAX_BEHIND || !this.worker) {
+          following = false;
+          batch = null;
+          this.forget(id);
+          return;
+        }
+        for (let at = 0; at < chunk.length;) {
+          batch ??= Buffer.allocUnsafeSlow(BATCH);
+          const n = chunk.copy(batch, filled, at);
+          filled += n;
+          at += n;
+          if (filled === BATCH) flush();
+        }
+      },
+      end: () => {
+        if (following) flush();
+      },
+    };
   }
 
-  /** Hands the results for `id` over (once); the upload has ended, so every byte has passed the scan. */
-  take(id: string): Map<number, ScannedEntry> | undefined {
-    const state = this.states.get(id);
-    if (!state) return undefined;
-    this.forget(id);
-    return state.scanner.entries;
+  /** Hands the results for `id` over (once), when every byte sent before has been scanned. */
+  async take(id: string): Promise<Map<number, ScannedEntry> | undefined> {
+    const entries = (await this.ask({ type: 'take', id })) as
+      Array<[number, ScannedEntry]> | null | undefined;
+    return entries ? new Map(entries) : undefined;
   }
 
   forget(id: string): void {
-    this.states.get(id)?.scanner.release();
-    this.states.delete(id);
+    if (this.worker) this.send({ type: 'forget', id });
   }
 
   /** Bytes of entries under way, held for all uploads (for tests). */
-  get heldBytes(): number {
-    return this.held;
+  async heldBytes(): Promise<number> {
+    return ((await this.ask({ type: 'held' })) as number | undefined) ?? 0;
   }
 
-  /** Pushes bytes `from`..`to` of the upload's file into its scan; false when they cannot be read. */
-  private async replay(id: string, state: ScanState, from: number, to: number): Promise<boolean> {
-    try {
-      const fh = await open(state.path, 'r');
-      try {
-        for (let at = from; at < to;) {
-          const length = Math.min(REPLAY_WINDOW, to - at);
-          const chunk = await readInto(fh, Buffer.allocUnsafe(length), at, length);
-          if (chunk.length === 0) return false;
-          state.scanner.push(chunk);
-          at += chunk.length;
-        }
-      } finally {
-        await fh.close();
+  /** Ends the worker; what it held is dropped (the jobs read those uploads themselves). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.lost();
+    await worker?.terminate();
+  }
+
+  private ask(request: { type: 'take'; id: string } | { type: 'held' }): Promise<unknown> {
+    if (!this.worker) return Promise.resolve(undefined);
+    const number = this.nextRequest++;
+    return new Promise((resolve) => {
+      this.answers.set(number, resolve);
+      this.send({ ...request, request: number });
+    });
+  }
+
+  private send(message: PrescanRequest, transfer?: ArrayBuffer[]): void {
+    this.started().postMessage(message, transfer);
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const workerData = { maxDecodedBytes: this.maxDecodedBytes };
+    const worker = fromSources
+      ? new Worker(sourcesWorker(), { eval: true, workerData })
+      : new Worker(workerFile, { workerData });
+    // The scans are a cache: they never keep the process alive.
+    worker.unref();
+    worker.on('message', (m: PrescanReply) => {
+      if (this.worker !== worker) return;
+      if (m.type === 'scanned') this.behind -= m.bytes;
+      else {
+        this.answers.get(m.request)?.(m.value);
+        this.answers.delete(m.request);
       }
-      return this.states.get(id) === state;
-    } catch (err) {
-      // A cache: on any trouble the job reads the archive itself.
-      this.log.debug({ err, uploadId: id }, 'upload prescan could not catch up');
-      return false;
-    }
+    });
+    worker.on('error', (err) => {
+      this.log.warn({ err }, 'upload prescan worker failed; jobs read those uploads themselves');
+    });
+    worker.on('exit', () => {
+      if (this.worker === worker) this.lost();
+    });
+    this.worker = worker;
+    return worker;
   }
 
-  private evict(): void {
-    // Uploads processed elsewhere (a separate worker) or never processed are not taken here.
-    const stale = Date.now() - STALE_AFTER_MS;
-    for (const [id, s] of this.states) if (s.touched < stale) this.forget(id);
-    while (this.states.size > MAX_UPLOADS) {
-      let oldest: string | undefined;
-      let at = Infinity;
-      for (const [id, s] of this.states) if (s.touched < at) [oldest, at] = [id, s.touched];
-      this.forget(oldest!);
-    }
+  /** The worker ended: what it held is gone, and whoever waits for it gets nothing. */
+  private lost(): void {
+    this.worker = undefined;
+    this.behind = 0;
+    for (const resolve of this.answers.values()) resolve(undefined);
+    this.answers.clear();
   }
 }

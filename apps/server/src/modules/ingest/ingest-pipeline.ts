@@ -49,7 +49,7 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
 
     // What was learned while the upload arrived (this process, same bytes), when the archive is kept
     // whole: those entries' bytes need not be read again.
-    const taken = deps.prescan?.take(upload.objectName);
+    const taken = await deps.prescan?.take(upload.objectName);
     const reader = new ReadStage(archive, files, plan.keepWhole ? taken : undefined);
     const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
     const dedupe = new DedupeStage(run, deps.repo);

@@ -3,9 +3,9 @@
 export {
   createUploadArea,
   type RangeReader,
-  readInto,
   type UploadArea,
   type UploadWriteObserver,
+  type UploadWriteScan,
 } from './upload-area';
 export { createUploadLocker } from './upload-locker';
 export { OBJECT_NAME } from './upload-paths';

@@ -52,10 +52,18 @@ export interface UploadArea {
 export interface UploadWriteObserver {
   /**
    * A write of upload `id`, a file at `path`, starts at `offset`. Returns what to call with each of its
-   * chunks, in order, before they are written; a write that fails part-way leaves the observer ahead
-   * of the file, and the next write starts at the offset the file reached.
+   * chunks, in order, before they are written, and once it ends; a write that fails part-way leaves
+   * the observer ahead of the file, and the next write starts at the offset the file reached.
    */
-  beginWrite(id: string, path: string, offset: number): Promise<((chunk: Buffer) => void) | undefined>;
+  beginWrite(id: string, path: string, offset: number): Promise<UploadWriteScan | undefined>;
+}
+
+/** One write as the observer follows it. */
+export interface UploadWriteScan {
+  /** The write's next chunk, before it is written; the observer copies what it keeps. */
+  chunk(chunk: Buffer): void;
+  /** The write ended (all its chunks were shown), whether or not it succeeded. */
+  end(): void;
 }
 
 /** Byte ranges of one upload. */
@@ -270,7 +278,7 @@ class BufferedFileStore extends FileStore {
     const writing = pipeline(readable, out);
     // A second listener sees each chunk as the pipe hands it to the file (no stream of its own).
     readable.on('data', (chunk: Buffer) => {
-      observe?.(chunk);
+      observe?.chunk(chunk);
       flusher.passed(chunk.length);
     });
     try {
@@ -278,6 +286,7 @@ class BufferedFileStore extends FileStore {
     } catch {
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {
+      observe?.end();
       flusher.end();
     }
     return offset + out.bytesWritten;

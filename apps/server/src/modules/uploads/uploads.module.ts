@@ -7,7 +7,7 @@ import { uploadRoutes } from './uploads.routes';
 import { createUploadsService } from './uploads.service';
 
 type ServiceDeps = Parameters<typeof createUploadsService>[0];
-type Prescan = UploadWriteObserver & { forget(uploadId: string): void };
+type Prescan = UploadWriteObserver & { forget(uploadId: string): void; close(): Promise<void> };
 
 export interface UploadsModuleDeps<P extends Prescan> extends Pick<
   ServiceDeps,
@@ -40,5 +40,11 @@ export function createUploadsModule<P extends Prescan>(deps: UploadsModuleDeps<P
     invitations: deps.invitations,
     locker: createUploadLocker(deps.database, deps.changes),
   });
-  return { uploadArea, prescan, uploads, routes: (app: Config) => [uploadRoutes({ uploads, config: app })] };
+  return {
+    uploadArea,
+    prescan,
+    uploads,
+    routes: (app: Config) => [uploadRoutes({ uploads, config: app })],
+    close: () => deps.prescan.close(),
+  };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { instances, studies } from '../../../src/db/schema/index';
 import { ArchivePrescan } from '../../../src/modules/ingest/archive-prescan';
+import { UploadScans } from '../../../src/modules/ingest/upload-scans';
 import {
   buildZip,
   listen,
@@ -124,23 +125,23 @@ describe('reading an upload while it arrives', () => {
     const s1 = series(3);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
-    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    const scans = new UploadScans();
     // A write saw bytes up to the middle of the third entry go by, but only the first entry and the
     // start of the second reached the file before it failed.
-    const seen = await prescan.beginWrite('upload', file, 0);
-    seen!(Buffer.from(zip.subarray(0, zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100)));
+    expect(scans.begin('upload', file, 0)).toBe(true);
+    scans.push('upload', Buffer.from(zip.subarray(0, zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100)));
     const kept = zip.indexOf(s1.files[1]!.data.subarray(0, 256)) + 100;
     await writeFile(file, zip.subarray(0, kept));
-    expect(prescan.heldBytes).toBeGreaterThan(0);
+    expect(scans.heldBytes).toBeGreaterThan(0);
 
     // The upload resumes where the file ends; the scan reads the second entry's start from the file.
-    const resumed = await prescan.beginWrite('upload', file, kept);
-    resumed!(Buffer.from(zip.subarray(kept)));
-    const entries = prescan.take('upload');
+    expect(scans.begin('upload', file, kept)).toBe(true);
+    scans.push('upload', Buffer.from(zip.subarray(kept)));
+    const entries = scans.take('upload');
     expect(
       [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
     ).toEqual(s1.sops);
-    expect(prescan.heldBytes).toBe(0);
+    expect(scans.heldBytes).toBe(0);
   });
 
   it('starts following an upload that is under way by reading what its file holds', async () => {
@@ -150,12 +151,12 @@ describe('reading an upload while it arrives', () => {
     const half = Math.floor(zip.length / 2);
     await writeFile(file, zip.subarray(0, half));
     // A process that did not see the first half (it started since): the next write starts at `half`.
-    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
-    const observe = await prescan.beginWrite('upload', file, half);
-    observe!(Buffer.from(zip.subarray(half)));
-    const entries = prescan.take('upload');
+    const scans = new UploadScans();
+    expect(scans.begin('upload', file, half)).toBe(true);
+    scans.push('upload', Buffer.from(zip.subarray(half)));
+    const entries = scans.take('upload');
     expect([...entries!.values()].map((e) => e.outcome.kind)).toEqual(['instance', 'instance']);
-    expect(prescan.take('upload')).toBeUndefined();
+    expect(scans.take('upload')).toBeUndefined();
   });
 
   it('gives up on an upload whose file is shorter than where it resumes, and the job reads it', async () => {
@@ -163,8 +164,40 @@ describe('reading an upload while it arrives', () => {
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     await writeFile(file, zip.subarray(0, 100));
+    const scans = new UploadScans();
+    expect(scans.begin('upload', file, 1000)).toBe(false);
+    scans.push('upload', Buffer.from(zip.subarray(1000)));
+    expect(scans.take('upload')).toBeUndefined();
+  });
+});
+
+describe('the prescan worker thread', () => {
+  it('scans the writes it is shown in order, across writes and batches, and hands the results over once', async () => {
+    const s1 = series(40);
+    const zip = buildZip(s1.files);
+    const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     const prescan = new ArchivePrescan(pino({ level: 'silent' }));
-    expect(await prescan.beginWrite('upload', file, 1000)).toBeUndefined();
-    expect(prescan.take('upload')).toBeUndefined();
+    try {
+      // Two writes (two PATCH requests), the second with chunks of odd sizes across batch ends.
+      const cut = Math.floor(zip.length / 3);
+      const first = await prescan.beginWrite('upload', file, 0);
+      first.chunk(Buffer.from(zip.subarray(0, cut)));
+      first.end();
+      await writeFile(file, zip.subarray(0, cut));
+      const second = await prescan.beginWrite('upload', file, cut);
+      for (let at = cut; at < zip.length; at += 77_777)
+        second.chunk(Buffer.from(zip.subarray(at, Math.min(zip.length, at + 77_777))));
+      second.end();
+      const entries = await prescan.take('upload');
+      expect(
+        [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
+      ).toEqual(s1.sops);
+      expect(await prescan.heldBytes()).toBe(0);
+      expect(await prescan.take('upload')).toBeUndefined();
+    } finally {
+      await prescan.close();
+    }
+    // A closed prescan answers nothing, and the job reads the upload itself.
+    expect(await prescan.take('upload')).toBeUndefined();
   });
 });

@@ -1,0 +1,138 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import {
+  ZipStreamScanner,
+  type EntryMemory,
+  type ScannedEntry,
+} from '../../dicom-archive/zip-stream-scanner';
+
+interface ScanState {
+  path: string;
+  scanner: ZipStreamScanner;
+  touched: number;
+}
+
+/** Entries larger than this are left to the job (their bytes would sit in memory until their end). */
+const MAX_ENTRY = 64 * 1024 * 1024;
+/** Bytes of entries under way, for all uploads together; an entry that does not fit is left to the job. */
+const MAX_HELD = 512 * 1024 * 1024;
+/** Uploads followed at once; beyond it the least recently touched is dropped (the job then reads it). */
+const MAX_UPLOADS = 256;
+/** Results nobody took within this long are dropped. */
+const STALE_AFTER_MS = 60 * 60 * 1000;
+/** Most bytes read back from the file when an upload resumes at an offset the scan is not at. */
+const MAX_REPLAY = MAX_ENTRY + 16 * 1024 * 1024;
+const REPLAY_WINDOW = 1024 * 1024;
+
+/**
+ * The scans of the uploads under way, one ZipStreamScanner each (see archive-prescan.ts, which runs
+ * this in a worker thread). Synchronous throughout, file reads included: in its worker nothing else
+ * waits on it, and the bytes of one upload must be scanned in the order they came.
+ */
+export class UploadScans {
+  private readonly states = new Map<string, ScanState>();
+  private held = 0;
+  private readonly memory: EntryMemory = {
+    take: (bytes) => {
+      if (this.held + bytes > MAX_HELD) return false;
+      this.held += bytes;
+      return true;
+    },
+    give: (bytes) => {
+      this.held -= bytes;
+    },
+  };
+
+  constructor(
+    /** Decoded image size an instance may declare (see pixel-budget.ts). */
+    private readonly maxDecodedBytes?: number,
+  ) {}
+
+  /**
+   * A write of upload `id` (its file at `path`) starts at `offset`. False when the scan cannot follow
+   * it (the bytes before `offset` cannot be read back): the upload is then left to the job.
+   */
+  begin(id: string, path: string, offset: number): boolean {
+    let state = this.states.get(id);
+    if (!state || state.path !== path) {
+      if (state) this.forget(id);
+      state = {
+        path,
+        scanner: new ZipStreamScanner(this.memory, {
+          maxEntry: MAX_ENTRY,
+          maxDecodedBytes: this.maxDecodedBytes,
+        }),
+        touched: Date.now(),
+      };
+      this.states.set(id, state);
+      this.evict();
+    }
+    state.touched = Date.now();
+    const { scanner } = state;
+    if (scanner.position !== offset) {
+      // A resumed upload: the bytes from the entry under way to the offset come from the file.
+      const from = offset < scanner.position ? scanner.rewind(offset) : scanner.position;
+      if (offset - from > MAX_REPLAY || !this.replay(state, from, offset)) {
+        this.forget(id);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The next bytes of a write `begin` accepted; ignored for an upload no longer followed. */
+  push(id: string, bytes: Buffer): void {
+    this.states.get(id)?.scanner.push(bytes);
+  }
+
+  /** Hands the results for `id` over (once); the upload has ended, so every byte has passed the scan. */
+  take(id: string): Map<number, ScannedEntry> | undefined {
+    const state = this.states.get(id);
+    if (!state) return undefined;
+    this.forget(id);
+    return state.scanner.entries;
+  }
+
+  forget(id: string): void {
+    this.states.get(id)?.scanner.release();
+    this.states.delete(id);
+  }
+
+  /** Bytes of entries under way, held for all uploads. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Pushes bytes `from`..`to` of the upload's file into its scan; false when they cannot be read. */
+  private replay(state: ScanState, from: number, to: number): boolean {
+    let fd: number | undefined;
+    try {
+      fd = openSync(state.path, 'r');
+      const window = Buffer.allocUnsafe(Math.min(REPLAY_WINDOW, to - from));
+      for (let at = from; at < to;) {
+        const read = readSync(fd, window, 0, Math.min(window.length, to - at), at);
+        if (read === 0) return false;
+        // The scanner copies what it keeps, so the window is reused.
+        state.scanner.push(window.subarray(0, read));
+        at += read;
+      }
+      return true;
+    } catch {
+      // A cache: on any trouble the job reads the archive itself.
+      return false;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  private evict(): void {
+    // Uploads processed elsewhere (a separate worker) or never processed are not taken here.
+    const stale = Date.now() - STALE_AFTER_MS;
+    for (const [id, s] of this.states) if (s.touched < stale) this.forget(id);
+    while (this.states.size > MAX_UPLOADS) {
+      let oldest: string | undefined;
+      let at = Infinity;
+      for (const [id, s] of this.states) if (s.touched < at) [oldest, at] = [id, s.touched];
+      this.forget(oldest!);
+    }
+  }
+}
