@@ -47,6 +47,8 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 interface IngestIds {
   studyIdByUid: Map<string, string>;
   seriesIdByKey: Map<string, string>;
+  /** Studies this transaction created: nothing is stored in them yet. */
+  createdStudyIds: Set<string>;
 }
 
 /** An instance already indexed in one of the upload's studies. */
@@ -69,8 +71,13 @@ async function lockOwner(tx: Tx, ownerId: string) {
   return owner;
 }
 
-/** The study of this header, created or completed with what it adds; its id. */
-async function upsertStudy(tx: Tx, ownerId: string, h: InstanceHeader, now: Date): Promise<string> {
+/** The study of this header, created or completed with what it adds; its id, and whether it is new. */
+async function upsertStudy(
+  tx: Tx,
+  ownerId: string,
+  h: InstanceHeader,
+  now: Date,
+): Promise<{ id: string; created: boolean }> {
   const [row] = await tx
     .insert(studies)
     .values({
@@ -104,8 +111,9 @@ async function upsertStudy(tx: Tx, ownerId: string, h: InstanceHeader, now: Date
         bodyPart: sql`coalesce(${studies.bodyPart}, excluded.body_part)`,
       },
     })
-    .returning({ id: studies.id });
-  return row!.id;
+    // A row the statement inserted has no xmax yet; one it updated carries this transaction's.
+    .returning({ id: studies.id, created: sql<boolean>`(xmax = 0)` });
+  return row!;
 }
 
 /** The series of this header in its study, created or completed with its modality; its id. */
@@ -132,21 +140,30 @@ async function upsertSeries(tx: Tx, studyId: string, h: InstanceHeader): Promise
 async function upsertStudiesAndSeries(tx: Tx, ownerId: string, items: IndexedInstance[]): Promise<IngestIds> {
   const studyIdByUid = new Map<string, string>();
   const seriesIdByKey = new Map<string, string>();
+  const createdStudyIds = new Set<string>();
   const now = new Date();
   for (const item of items) {
     const h = item.header;
-    if (!studyIdByUid.has(h.studyInstanceUid))
-      studyIdByUid.set(h.studyInstanceUid, await upsertStudy(tx, ownerId, h, now));
+    if (!studyIdByUid.has(h.studyInstanceUid)) {
+      const study = await upsertStudy(tx, ownerId, h, now);
+      studyIdByUid.set(h.studyInstanceUid, study.id);
+      if (study.created) createdStudyIds.add(study.id);
+    }
     const studyId = studyIdByUid.get(h.studyInstanceUid)!;
     const seriesKey = `${studyId}|${h.seriesInstanceUid}`;
     if (!seriesIdByKey.has(seriesKey)) seriesIdByKey.set(seriesKey, await upsertSeries(tx, studyId, h));
   }
-  return { studyIdByUid, seriesIdByKey };
+  return { studyIdByUid, seriesIdByKey, createdStudyIds };
 }
 
-/** The instances of these studies already indexed under the upload's SOP UIDs, by `studyId|SOP UID`. */
-async function storedInstances(tx: Tx, studyIds: string[], items: IndexedInstance[]) {
+/**
+ * The instances of these studies already indexed under the upload's SOP UIDs, by `studyId|SOP UID`.
+ * Studies the transaction created hold none, so a first upload of its studies looks nothing up.
+ */
+async function storedInstances(tx: Tx, ids: IngestIds, items: IndexedInstance[]) {
   const existing = new Map<string, StoredInstance>();
+  const studyIds = [...new Set(ids.studyIdByUid.values())].filter((id) => !ids.createdStudyIds.has(id));
+  if (studyIds.length === 0) return existing;
   for (const part of chunks(
     items.map((i) => i.header.sopInstanceUid),
     5000,
@@ -272,7 +289,7 @@ export function createStudyIngestRepository(db: Db) {
             .update(studies)
             .set({ deidentified: true, deidentification: p.deidentification })
             .where(inArray(studies.id, studyIds));
-        const existing = await storedInstances(tx, studyIds, p.items);
+        const existing = await storedInstances(tx, ids, p.items);
         const { delta, replacedKeys } = await indexInstances(tx, p.items, ids, existing);
         requireWithinQuota(
           quotaOf({ maxStorageBytes: owner.max, usedStorageBytes: owner.used }, p.defaultMaxBytes),
