@@ -74,13 +74,20 @@ export class ZipStreamScanner {
   /** Entries larger than this are left to the job. */
   private readonly maxEntry: number;
   private readonly maxDecodedBytes: number | undefined;
+  private readonly onEntry: ((headerOffset: number, entry: ScannedEntry) => void) | undefined;
 
   constructor(
     private readonly memory: EntryMemory,
-    opts: { maxEntry: number; maxDecodedBytes?: number },
+    opts: {
+      maxEntry: number;
+      maxDecodedBytes?: number;
+      /** Called with each entry as it joins `entries`. */
+      onEntry?: (headerOffset: number, entry: ScannedEntry) => void;
+    },
   ) {
     this.maxEntry = opts.maxEntry;
     this.maxDecodedBytes = opts.maxDecodedBytes;
+    this.onEntry = opts.onEntry;
   }
 
   get stopped(): boolean {
@@ -218,12 +225,9 @@ export class ZipStreamScanner {
         // Whatever the classifier could not handle here is left to the job, which reads it again.
         return;
       }
-      this.entries.set(phase.headerOffset, {
-        size: phase.size,
-        crc: phase.expectedCrc,
-        dataOffset: phase.dataOffset,
-        outcome,
-      });
+      const entry = { size: phase.size, crc: phase.expectedCrc, dataOffset: phase.dataOffset, outcome };
+      this.entries.set(phase.headerOffset, entry);
+      this.onEntry?.(phase.headerOffset, entry);
     } finally {
       this.memory.give(phase.size);
     }

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { UploadWriteObserver, UploadWriteScan } from '../uploads';
 import type { ScannedEntry } from '../../dicom-archive/zip-stream-scanner';
-import type { PrescanReply, PrescanRequest } from './prescan-worker';
+import type { PrescanReply, PrescanRequest, TakeAnswer } from './prescan-worker';
 
 /** Bytes gathered before they go to the worker in one message (moved, not copied again). */
 const BATCH = 1024 * 1024;
@@ -34,7 +34,8 @@ function sourcesWorker(): string {
  * The scans run in a worker thread: done on the event loop, their CRC-32 and parsing held up the
  * reading of the upload's own bytes, and a 5,000-file upload took half as long again
  * (bench/README.md). Here a write only copies its chunks into 1 MiB batches and moves them to the
- * worker, in order. Results are a cache: they live in this process only, are dropped when the upload
+ * worker, in order; the entries they complete come back with the worker's answer to each batch, so
+ * that the job's `take` has little left to copy. Results are a cache: they live in this process only, are dropped when the upload
  * is terminated or created again (or the worker falls behind or ends), and the job uses an entry only
  * when the central directory agrees on its offset, size and CRC-32; anything missing it reads itself.
  */
@@ -44,6 +45,12 @@ export class ArchivePrescan implements UploadWriteObserver {
   private nextRequest = 0;
   /** Bytes sent to the worker that it has not scanned yet. */
   private behind = 0;
+  /**
+   * The entries the worker has found so far, per upload, sent as their bytes were scanned: copied
+   * across while the upload arrives rather than all at its end. `take` keeps those the worker still
+   * holds; uploads it stops following are dropped here when it says so.
+   */
+  private readonly found = new Map<string, Map<number, ScannedEntry>>();
 
   constructor(
     private readonly log: Logger,
@@ -89,12 +96,21 @@ export class ArchivePrescan implements UploadWriteObserver {
 
   /** Hands the results for `id` over (once), when every byte sent before has been scanned. */
   async take(id: string): Promise<Map<number, ScannedEntry> | undefined> {
-    const entries = (await this.ask({ type: 'take', id })) as
-      Array<[number, ScannedEntry]> | null | undefined;
-    return entries ? new Map(entries) : undefined;
+    const answer = (await this.ask({ type: 'take', id })) as TakeAnswer | null | undefined;
+    const found = this.found.get(id) ?? new Map<number, ScannedEntry>();
+    this.found.delete(id);
+    if (!answer) return undefined;
+    for (const [offset, entry] of answer.found) found.set(offset, entry);
+    const entries = new Map<number, ScannedEntry>();
+    for (const offset of answer.offsets) {
+      const entry = found.get(offset);
+      if (entry) entries.set(offset, entry);
+    }
+    return entries;
   }
 
   forget(id: string): void {
+    this.found.delete(id);
     if (this.worker) this.send({ type: 'forget', id });
   }
 
@@ -133,8 +149,12 @@ export class ArchivePrescan implements UploadWriteObserver {
     worker.unref();
     worker.on('message', (m: PrescanReply) => {
       if (this.worker !== worker) return;
-      if (m.type === 'scanned') this.behind -= m.bytes;
-      else {
+      if (m.type === 'scanned') {
+        this.behind -= m.bytes;
+        if (m.found) this.keepFound(m.id, m.found);
+      } else if (m.type === 'dropped') {
+        this.found.delete(m.id);
+      } else {
         this.answers.get(m.request)?.(m.value);
         this.answers.delete(m.request);
       }
@@ -149,10 +169,20 @@ export class ArchivePrescan implements UploadWriteObserver {
     return worker;
   }
 
+  private keepFound(id: string, entries: Array<[number, ScannedEntry]>): void {
+    let kept = this.found.get(id);
+    if (!kept) {
+      kept = new Map();
+      this.found.set(id, kept);
+    }
+    for (const [offset, entry] of entries) kept.set(offset, entry);
+  }
+
   /** The worker ended: what it held is gone, and whoever waits for it gets nothing. */
   private lost(): void {
     this.worker = undefined;
     this.behind = 0;
+    this.found.clear();
     for (const resolve of this.answers.values()) resolve(undefined);
     this.answers.clear();
   }

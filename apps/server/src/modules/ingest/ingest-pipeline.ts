@@ -37,6 +37,8 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
   const startedAt = Date.now();
   const size = await finishedUploadSize(deps.uploadArea, upload.objectName);
   const quota = await ownerQuota(deps.users, upload.ownerId, deps.defaultMaxStorageGB);
+  // The scan's results come back while the archive is opened and listed.
+  const taking = deps.prescan?.take(upload.objectName);
   const archive = await openArchive(deps.uploadArea, upload.objectName, size, log);
   try {
     const listing = await listStage(archive.zip, deps.limits);
@@ -49,7 +51,7 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
 
     // What was learned while the upload arrived (this process, same bytes), when the archive is kept
     // whole: those entries' bytes need not be read again.
-    const taken = await deps.prescan?.take(upload.objectName);
+    const taken = await taking;
     const reader = new ReadStage(archive, files, plan.keepWhole ? taken : undefined);
     const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
     const dedupe = new DedupeStage(run, deps.repo);

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ScannedEntry } from '../../dicom-archive/zip-stream-scanner';
 import { UploadScans } from './upload-scans';
 
 /** What archive-prescan.ts sends this worker, in the order the bytes arrived. */
@@ -9,13 +10,26 @@ export type PrescanRequest =
   | { type: 'forget'; id: string }
   | { type: 'held'; request: number };
 
-/** What it answers: scanned bytes (so the sender knows how far behind the scan is) and results. */
+/**
+ * What it answers: scanned bytes (so the sender knows how far behind the scan is) with the entries
+ * they completed, uploads it stopped following, and answers to requests.
+ */
 export type PrescanReply =
-  { type: 'scanned'; bytes: number } | { type: 'answer'; request: number; value: unknown };
+  | { type: 'scanned'; bytes: number; id: string; found?: Array<[number, ScannedEntry]> }
+  | { type: 'dropped'; id: string }
+  | { type: 'answer'; request: number; value: unknown };
 
-const scans = new UploadScans((workerData as { maxDecodedBytes?: number }).maxDecodedBytes);
+/** The answer to `take`: the offsets of the upload's entries, and those found but not yet sent. */
+export interface TakeAnswer {
+  offsets: number[];
+  found: Array<[number, ScannedEntry]>;
+}
+
 const port = parentPort!;
 const reply = (message: PrescanReply) => port.postMessage(message);
+const scans = new UploadScans((workerData as { maxDecodedBytes?: number }).maxDecodedBytes, (id) =>
+  reply({ type: 'dropped', id }),
+);
 
 port.on('message', (m: PrescanRequest) => {
   switch (m.type) {
@@ -29,11 +43,20 @@ port.on('message', (m: PrescanRequest) => {
         // A cache: whatever the scan cannot follow is left to the job.
         scans.forget(m.id);
       }
-      reply({ type: 'scanned', bytes: m.bytes.byteLength });
+      {
+        // Entries go to the sender as they are found, so an upload's results are not all copied
+        // across at its end, when the job waits for them.
+        const found = scans.drainFound(m.id);
+        reply({ type: 'scanned', bytes: m.bytes.byteLength, id: m.id, ...(found.length ? { found } : {}) });
+      }
       break;
     case 'take': {
+      // Entries were sent as they were found (with those left, found while replaying a resumed
+      // upload's bytes); which of them stand is said by offset.
+      const found = scans.drainFound(m.id);
       const entries = scans.take(m.id);
-      reply({ type: 'answer', request: m.request, value: entries ? [...entries] : null });
+      const value: TakeAnswer | null = entries ? { offsets: [...entries.keys()], found } : null;
+      reply({ type: 'answer', request: m.request, value });
       break;
     }
     case 'forget':

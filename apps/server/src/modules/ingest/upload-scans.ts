@@ -9,6 +9,8 @@ interface ScanState {
   path: string;
   scanner: ZipStreamScanner;
   touched: number;
+  /** Entries found since `drainFound` was last called. */
+  found: Array<[number, ScannedEntry]>;
 }
 
 /** Entries larger than this are left to the job (their bytes would sit in memory until their end). */
@@ -45,6 +47,8 @@ export class UploadScans {
   constructor(
     /** Decoded image size an instance may declare (see pixel-budget.ts). */
     private readonly maxDecodedBytes?: number,
+    /** Called when an upload's scan is dropped (it no longer follows that upload), except by `take`. */
+    private readonly onDrop?: (id: string) => void,
   ) {}
 
   /**
@@ -55,13 +59,16 @@ export class UploadScans {
     let state = this.states.get(id);
     if (!state || state.path !== path) {
       if (state) this.forget(id);
+      const found: Array<[number, ScannedEntry]> = [];
       state = {
         path,
         scanner: new ZipStreamScanner(this.memory, {
           maxEntry: MAX_ENTRY,
           maxDecodedBytes: this.maxDecodedBytes,
+          onEntry: (offset, entry) => found.push([offset, entry]),
         }),
         touched: Date.now(),
+        found,
       };
       this.states.set(id, state);
       this.evict();
@@ -84,15 +91,31 @@ export class UploadScans {
     this.states.get(id)?.scanner.push(bytes);
   }
 
+  /**
+   * The entries found in `id` since the last call, in the order found (an entry found again after a
+   * rewind comes again). What `take` hands over is a subset of everything drained, by offset.
+   */
+  drainFound(id: string): Array<[number, ScannedEntry]> {
+    const state = this.states.get(id);
+    if (!state || state.found.length === 0) return [];
+    return state.found.splice(0);
+  }
+
   /** Hands the results for `id` over (once); the upload has ended, so every byte has passed the scan. */
   take(id: string): Map<number, ScannedEntry> | undefined {
     const state = this.states.get(id);
     if (!state) return undefined;
-    this.forget(id);
+    this.drop(id);
     return state.scanner.entries;
   }
 
   forget(id: string): void {
+    if (!this.states.has(id)) return;
+    this.drop(id);
+    this.onDrop?.(id);
+  }
+
+  private drop(id: string): void {
     this.states.get(id)?.scanner.release();
     this.states.delete(id);
   }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
+import { copyRows } from '../../db/copy-rows';
 import { instanceReadingOrder } from '../../db/reading-order';
 import { instances, series, studies } from '../../db/schema/index';
 
@@ -23,37 +24,42 @@ export function inTextList(column: AnyPgColumn, values: string[]): SQL {
 }
 
 /**
- * Inserts instance rows with one statement and one parameter, a JSON array: built by the query builder
- * as a multi-row VALUES list (11 parameters a row), a 300-slice series cost about 60 ms of CPU before
- * the database saw it, and more in the driver's handling of 3,300 parameters. `json`, not `jsonb`: the
- * rows are read once, and converting 5,000 of them to jsonb first doubled the statement's time
- * (bench/README.md).
+ * Inserts instance rows, in the transaction `tx`, with COPY (db/copy-rows.ts): an upload inserts
+ * thousands at once. Before it, one `json_to_recordset` statement, itself once faster than the query
+ * builder's multi-row VALUES (11 parameters a row: about 60 ms of CPU for a 300-slice series before
+ * the database saw it); the JSON took the database longer to parse than COPY's text (bench/README.md).
  */
-export async function insertInstances(db: Db, rows: Array<typeof instances.$inferInsert>): Promise<void> {
-  if (rows.length === 0) return;
-  const json = JSON.stringify(
-    rows.map((r) => ({
-      study_id: r.studyId,
-      series_id: r.seriesId,
-      sop_instance_uid: r.sopInstanceUid,
-      sop_class_uid: r.sopClassUid ?? null,
-      instance_number: r.instanceNumber ?? null,
-      transfer_syntax_uid: r.transferSyntaxUid ?? null,
-      size_bytes: r.sizeBytes,
-      crc32: r.crc32,
-      storage_key: r.storageKey,
-      storage_offset: r.storageOffset ?? 0,
-    })),
+export async function insertInstances(tx: Db, rows: Array<typeof instances.$inferInsert>): Promise<void> {
+  await copyRows(
+    tx,
+    'instances',
+    INSTANCE_COLUMNS,
+    rows.map((r) => [
+      r.studyId,
+      r.seriesId,
+      r.sopInstanceUid,
+      r.sopClassUid ?? null,
+      r.instanceNumber ?? null,
+      r.transferSyntaxUid ?? null,
+      r.sizeBytes,
+      r.crc32,
+      r.storageKey,
+      r.storageOffset ?? 0,
+    ]),
   );
-  await db.execute(sql`
-    insert into ${instances} (study_id, series_id, sop_instance_uid, sop_class_uid, instance_number,
-      transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset)
-    select study_id, series_id, sop_instance_uid, sop_class_uid, instance_number,
-      transfer_syntax_uid, size_bytes, crc32, storage_key, storage_offset
-    from json_to_recordset(${json}::json) as r(study_id uuid, series_id uuid, sop_instance_uid text,
-      sop_class_uid text, instance_number integer, transfer_syntax_uid text, size_bytes bigint,
-      crc32 bigint, storage_key text, storage_offset bigint)`);
 }
+const INSTANCE_COLUMNS = [
+  'study_id',
+  'series_id',
+  'sop_instance_uid',
+  'sop_class_uid',
+  'instance_number',
+  'transfer_syntax_uid',
+  'size_bytes',
+  'crc32',
+  'storage_key',
+  'storage_offset',
+] as const;
 
 /** Reading a study's series and instances: what is already stored, what a download holds, which objects. */
 export function createStudyInstancesRepository(db: Db) {

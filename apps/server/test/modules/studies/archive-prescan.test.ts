@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { instances, studies } from '../../../src/db/schema/index';
 import { ArchivePrescan } from '../../../src/modules/ingest/archive-prescan';
 import { UploadScans } from '../../../src/modules/ingest/upload-scans';
+import type { ScannedEntry } from '../../../src/dicom-archive/zip-stream-scanner';
 import {
   buildZip,
   listen,
@@ -169,6 +170,37 @@ describe('reading an upload while it arrives', () => {
     scans.push('upload', Buffer.from(zip.subarray(1000)));
     expect(scans.take('upload')).toBeUndefined();
   });
+  it('hands entries over as they are found, again when a rewind finds them anew, and says when it drops an upload', async () => {
+    const s1 = series(3);
+    const zip = buildZip(s1.files);
+    const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
+    const dropped: string[] = [];
+    const scans = new UploadScans(undefined, (id) => dropped.push(id));
+    const sopOf = ([, e]: [number, ScannedEntry]) =>
+      e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid;
+    expect(scans.begin('upload', file, 0)).toBe(true);
+    scans.push('upload', Buffer.from(zip.subarray(0, zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100)));
+    expect(scans.drainFound('upload').map(sopOf)).toEqual([s1.sops[0], s1.sops[1]]);
+    expect(scans.drainFound('upload')).toEqual([]);
+
+    // Resumed in the middle of the second entry: it is found again, then the third.
+    const kept = zip.indexOf(s1.files[1]!.data.subarray(0, 256)) + 100;
+    await writeFile(file, zip.subarray(0, kept));
+    expect(scans.begin('upload', file, kept)).toBe(true);
+    scans.push('upload', Buffer.from(zip.subarray(kept)));
+    expect(scans.drainFound('upload').map(sopOf)).toEqual([s1.sops[1], s1.sops[2]]);
+    expect([...scans.take('upload')!.values()].map((e) => sopOf([0, e]))).toEqual(s1.sops);
+    // Taking is not dropping: nothing is said.
+    expect(dropped).toEqual([]);
+
+    expect(scans.begin('other', file, 0)).toBe(true);
+    scans.forget('other');
+    scans.forget('other');
+    expect(dropped).toEqual(['other']);
+    // An upload it cannot follow is dropped too.
+    expect(scans.begin('short', file, zip.length)).toBe(false);
+    expect(dropped).toEqual(['other', 'short']);
+  });
 });
 
 describe('the prescan worker thread', () => {
@@ -199,5 +231,38 @@ describe('the prescan worker thread', () => {
     }
     // A closed prescan answers nothing, and the job reads the upload itself.
     expect(await prescan.take('upload')).toBeUndefined();
+  });
+
+  it('hands over a resumed upload whole and in order, and nothing for an upload it was told to forget', async () => {
+    const s1 = series(12);
+    const zip = buildZip(s1.files);
+    const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
+    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    try {
+      // The first write showed bytes up to the tenth entry; the file kept them up to the fifth.
+      const seen = zip.indexOf(s1.files[9]!.data.subarray(0, 256)) + 100;
+      const first = await prescan.beginWrite('upload', file, 0);
+      first.chunk(Buffer.from(zip.subarray(0, seen)));
+      first.end();
+      const kept = zip.indexOf(s1.files[4]!.data.subarray(0, 256)) + 100;
+      await writeFile(file, zip.subarray(0, kept));
+      const second = await prescan.beginWrite('upload', file, kept);
+      second.chunk(Buffer.from(zip.subarray(kept)));
+      second.end();
+      const entries = await prescan.take('upload');
+      expect(
+        [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
+      ).toEqual(s1.sops);
+
+      const other = await prescan.beginWrite('other', file, 0);
+      other.chunk(Buffer.from(zip.subarray(0, seen)));
+      other.end();
+      expect(await prescan.heldBytes()).toBeGreaterThan(0);
+      prescan.forget('other');
+      expect(await prescan.take('other')).toBeUndefined();
+      expect(await prescan.heldBytes()).toBe(0);
+    } finally {
+      await prescan.close();
+    }
   });
 });

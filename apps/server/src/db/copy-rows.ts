@@ -1,0 +1,85 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Db } from './client';
+
+/** A value COPY's text format can carry; null is SQL NULL. */
+export type CopyValue = string | number | null;
+
+/** Rows sent to the server in one stream write (a few hundred KiB). */
+const ROWS_A_WRITE = 1000;
+
+/**
+ * Inserts rows with `COPY table (columns) FROM STDIN` in the transaction `tx`: the fastest way into
+ * PostgreSQL, with nothing to parse but the rows themselves. An upload's thousands of instance rows
+ * went in about 0.05 s faster than through one `json_to_recordset` statement (bench/README.md).
+ * On PostgreSQL the rows stream through the transaction's own connection (pg-copy-streams); on the
+ * embedded database they go as one blob (PGlite's `/dev/blob`). Same constraints, triggers and
+ * rollback as an INSERT.
+ */
+export async function copyRows(
+  tx: Db,
+  table: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly CopyValue[]>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const statement = `COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`;
+  const client = transactionClient(tx);
+  if (client instanceof pg.Client) {
+    await pipeline(Readable.from(textBatches(rows)), client.query(copyFrom(statement)));
+    return;
+  }
+  if (isPglite(client)) {
+    const text = [...textBatches(rows)].join('');
+    await client.query(statement.replace(/STDIN$/, `'/dev/blob'`), [], { blob: new Blob([text]) });
+    return;
+  }
+  throw new Error('copyRows runs inside a transaction (db.transaction) on PostgreSQL or PGlite');
+}
+
+/**
+ * The connection a Drizzle transaction runs on. Drizzle gives a transaction a session of its own,
+ * holding the pool client (node-postgres) or the PGlite transaction; COPY must go through it, or it
+ * would run outside the transaction.
+ */
+function transactionClient(tx: Db): unknown {
+  return (tx as unknown as { session?: { client?: unknown } }).session?.client;
+}
+
+interface PgliteQueryable {
+  query(sql: string, params: unknown[], options: { blob: Blob }): Promise<unknown>;
+}
+
+function isPglite(client: unknown): client is PgliteQueryable {
+  // A pool (db outside a transaction) has `query` too, but no `exec`… and no transaction to join.
+  return (
+    typeof client === 'object' &&
+    client !== null &&
+    typeof (client as { query?: unknown }).query === 'function' &&
+    typeof (client as { exec?: unknown }).exec === 'function' &&
+    !(client instanceof pg.Pool)
+  );
+}
+
+function* textBatches(rows: ReadonlyArray<readonly CopyValue[]>): Generator<string> {
+  for (let i = 0; i < rows.length; i += ROWS_A_WRITE) {
+    let text = '';
+    for (const row of rows.slice(i, i + ROWS_A_WRITE)) text += `${row.map(copyText).join('\t')}\n`;
+    yield text;
+  }
+}
+
+/** A value in COPY's text format: `\N` for NULL; backslash, tab, newline and return escaped. */
+export function copyText(value: CopyValue): string {
+  if (value === null) return '\\N';
+  const text = String(value);
+  return /[\\\t\n\r]/.test(text)
+    ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
+    : text;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
