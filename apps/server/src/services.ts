@@ -19,7 +19,7 @@ import { createFhirModule } from './modules/fhir';
 import { createFulfilmentModule } from './modules/fulfilment';
 import { createHealthModule } from './modules/health';
 import { createHelpModule } from './modules/help';
-import { ArchivePrescan, createIngestModule } from './modules/ingest';
+import { ArchivePrescan, createIngestModule, uploadZipLimits } from './modules/ingest';
 import { createInvitationsModule } from './modules/invitations';
 import { createJobsModule } from './modules/jobs';
 import { createLinksModule } from './modules/links';
@@ -98,7 +98,10 @@ function composeModules(kernel: Awaited<ReturnType<typeof openKernel>>) {
   const invitations = createInvitationsModule(k);
   const auth = createAuthModule({ ...k, ...invitations });
   const profile = createUsersModule({ ...k, ...auth });
-  const prescan = new ArchivePrescan(kernel.log, kernel.config.dicomMaxDecodedBytes);
+  const prescan = new ArchivePrescan(kernel.log, {
+    maxDecodedBytes: kernel.config.dicomMaxDecodedBytes,
+    zipLimits: uploadZipLimits(kernel.config),
+  });
   const uploads = createUploadsModule({ ...k, ...invitations, ...auth, prescan });
   const studies = createStudiesModule({
     ...k,

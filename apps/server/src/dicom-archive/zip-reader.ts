@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { crc32 } from '@node-rs/crc32';
-import type yauzl from 'yauzl';
+import yauzl from 'yauzl';
 
 /** A problem with the archive as a whole: nothing of it is imported and the user is told why. */
 export class IngestError extends Error {
@@ -104,6 +104,56 @@ export async function listZipFiles(
   return { files, skipped };
 }
 
+/** What processing uses of a central directory record: numbers only, so a listing can cross threads. */
+export interface EntryFields {
+  generalPurposeBitFlag: number;
+  compressionMethod: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  crc32: number;
+  relativeOffsetOfLocalHeader: number;
+  fileNameLength: number;
+  externalFileAttributes: number;
+}
+
+/** A listing (see listZipFiles) as plain data, made where the archive was listed (the prescan worker). */
+export interface PortableListing {
+  files: Array<{ name: string; size: number; entry: EntryFields }>;
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+export function portableListing(listed: Awaited<ReturnType<typeof listZipFiles>>): PortableListing {
+  return {
+    files: listed.files.map((f) => ({
+      name: f.name,
+      size: f.size,
+      entry: {
+        generalPurposeBitFlag: f.entry.generalPurposeBitFlag,
+        compressionMethod: f.entry.compressionMethod,
+        compressedSize: f.entry.compressedSize,
+        uncompressedSize: f.entry.uncompressedSize,
+        crc32: f.entry.crc32,
+        relativeOffsetOfLocalHeader: f.entry.relativeOffsetOfLocalHeader,
+        fileNameLength: f.entry.fileNameLength,
+        externalFileAttributes: f.entry.externalFileAttributes,
+      },
+    })),
+    skipped: listed.skipped,
+  };
+}
+
+/**
+ * The files of a portable listing with yauzl entries again, for reading from `zip`, the same archive
+ * opened here: reading an entry (openReadStream, readStoredEntry) takes only these fields.
+ */
+export function filesOfListing(listing: PortableListing): ZipFileEntry[] {
+  return listing.files.map((f) => ({
+    name: f.name,
+    size: f.size,
+    entry: Object.assign(Object.create(yauzl.Entry.prototype) as yauzl.Entry, f.entry),
+  }));
+}
+
 /** Reads at most `limit` bytes of an entry (all of it when it is smaller) and reports whether that was all. */
 export async function readEntryPrefix(
   zip: yauzl.ZipFile,
@@ -144,7 +194,7 @@ export async function readStoredEntry(
   if (entry.compressionMethod !== 0 || entry.compressedSize !== size)
     throw new EntryReadError('not a stored entry');
   const offset = entry.relativeOffsetOfLocalHeader;
-  const nameLength = (entry.fileName as unknown as Buffer | string).length;
+  const nameLength = entry.fileNameLength;
   let buf = await reader.read(offset, 30 + nameLength + LOCAL_HEADER_SLACK + size);
   if (buf.length < 30 || buf.readUInt32LE(0) !== 0x04034b50)
     throw new EntryReadError('invalid local file header signature');

@@ -39,8 +39,9 @@ describe('copyRows', () => {
     await db.transaction(async (tx) => {
       await copyRows(tx as unknown as Db, 'copy_probe', ['id', 'label', 'amount'], [...rows, ...many]);
     });
-    const stored = (await db.execute(sql`select id, label, amount::text from copy_probe order by id`))
-      .rows as Array<{ id: number; label: string | null; amount: string | null }>;
+    const stored = (
+      await ctx.services.database.sql.executeSql('select id, label, amount::text from copy_probe order by id')
+    ).rows as Array<{ id: number; label: string | null; amount: string | null }>;
     expect(stored.length).toBe(rows.length + many.length);
     expect(stored.slice(0, rows.length)).toEqual(
       rows.map(([id, label, amount]) => ({ id, label, amount: amount === null ? null : String(amount) })),
@@ -64,10 +65,9 @@ describe('copyRows', () => {
         );
       }),
     ).rejects.toThrow();
-    const left = (await db.execute(sql`select count(*)::int as n from copy_probe where id >= 9000`))
-      .rows as Array<{
-      n: number;
-    }>;
+    const left = (
+      await ctx.services.database.sql.executeSql('select count(*)::int as n from copy_probe where id >= 9000')
+    ).rows as Array<{ n: number }>;
     expect(left[0]!.n).toBe(0);
   });
 

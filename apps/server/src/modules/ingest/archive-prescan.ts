@@ -4,7 +4,16 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { UploadWriteObserver, UploadWriteScan } from '../uploads';
 import type { ScannedEntry } from '../../dicom-archive/zip-stream-scanner';
-import type { PrescanReply, PrescanRequest, TakeAnswer } from './prescan-worker';
+import type { PrescanReply, PrescanRequest, PrescanWorkerData, TakeAnswer } from './prescan-worker';
+import type { ArchiveListing } from './upload-scans';
+
+/** What the job takes of an upload the prescan followed. */
+export interface PrescanResults {
+  /** Entries read, by the offset of their local header. */
+  entries: Map<number, ScannedEntry>;
+  /** The archive's listing, made once the upload finished; absent when it was not. */
+  listing?: ArchiveListing;
+}
 
 /** Bytes gathered before they go to the worker in one message (moved, not copied again). */
 const BATCH = 1024 * 1024;
@@ -54,8 +63,7 @@ export class ArchivePrescan implements UploadWriteObserver {
 
   constructor(
     private readonly log: Logger,
-    /** Decoded image size an instance may declare (see pixel-budget.ts). */
-    private readonly maxDecodedBytes?: number,
+    private readonly settings: PrescanWorkerData,
   ) {}
 
   async beginWrite(id: string, path: string, offset: number): Promise<UploadWriteScan> {
@@ -94,8 +102,19 @@ export class ArchivePrescan implements UploadWriteObserver {
     };
   }
 
-  /** Hands the results for `id` over (once), when every byte sent before has been scanned. */
-  async take(id: string): Promise<Map<number, ScannedEntry> | undefined> {
+  /**
+   * Upload `id` has all its `size` bytes (tus finished it): the worker lists its archive now, while
+   * the client asks for processing, rather than the job after it.
+   */
+  finished(id: string, size: number): void {
+    if (this.worker) this.send({ type: 'finished', id, size });
+  }
+
+  /**
+   * Hands the results for `id` over (once), when every byte sent before has been scanned: the
+   * entries read, and the archive's listing when the worker made one.
+   */
+  async take(id: string): Promise<PrescanResults | undefined> {
     const answer = (await this.ask({ type: 'take', id })) as TakeAnswer | null | undefined;
     const found = this.found.get(id) ?? new Map<number, ScannedEntry>();
     this.found.delete(id);
@@ -106,7 +125,7 @@ export class ArchivePrescan implements UploadWriteObserver {
       const entry = found.get(offset);
       if (entry) entries.set(offset, entry);
     }
-    return entries;
+    return { entries, listing: answer.listing };
   }
 
   forget(id: string): void {
@@ -141,7 +160,7 @@ export class ArchivePrescan implements UploadWriteObserver {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const workerData = { maxDecodedBytes: this.maxDecodedBytes };
+    const workerData = this.settings;
     const worker = fromSources
       ? new Worker(sourcesWorker(), { eval: true, workerData })
       : new Worker(workerFile, { workerData });

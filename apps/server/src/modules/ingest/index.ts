@@ -4,4 +4,4 @@ export { ArchivePrescan } from './archive-prescan';
 export { processStudyJob, type ProcessStudyJob } from './process-study.job';
 export { instanceKey } from './storage-keys';
 export { sweepUploadsJob } from './sweep-uploads.job';
-export { createIngestModule } from './ingest.module';
+export { createIngestModule, uploadZipLimits } from './ingest.module';

@@ -37,11 +37,13 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
   const startedAt = Date.now();
   const size = await finishedUploadSize(deps.uploadArea, upload.objectName);
   const quota = await ownerQuota(deps.users, upload.ownerId, deps.defaultMaxStorageGB);
-  // The scan's results come back while the archive is opened and listed.
+  // What was learned while the upload arrived (this process, same bytes): the entries read, and the
+  // archive's listing, made when its last byte came. It comes back while the archive is opened.
   const taking = deps.prescan?.take(upload.objectName);
   const archive = await openArchive(deps.uploadArea, upload.objectName, size, log);
   try {
-    const listing = await listStage(archive.zip, deps.limits);
+    const taken = await taking;
+    const listing = await listStage(archive.zip, deps.limits, taken?.listing);
     const files = listing.files;
     const plan = planStorage(deps, upload.objectName, files);
     const run = new IngestRun(upload, log, archive, quota, plan, startedAt);
@@ -49,10 +51,8 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
     run.summary.files = files.length + listing.skipped.length;
     for (const reason of listing.skipped) run.skip(reason);
 
-    // What was learned while the upload arrived (this process, same bytes), when the archive is kept
-    // whole: those entries' bytes need not be read again.
-    const taken = await taking;
-    const reader = new ReadStage(archive, files, plan.keepWhole ? taken : undefined);
+    // When the archive is kept whole, the entries read while it arrived need not be read again.
+    const reader = new ReadStage(archive, files, plan.keepWhole ? taken?.entries : undefined);
     const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
     const dedupe = new DedupeStage(run, deps.repo);
     const store = new StoreStage(run, deps);

@@ -1,4 +1,5 @@
 import type { Config } from '../../config';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../../dicom-archive/zip-reader';
 import type { ArchivePrescan } from './archive-prescan';
 import { processStudyJob } from './process-study.job';
 import { sweepUploadsJob } from './sweep-uploads.job';
@@ -18,6 +19,11 @@ export interface IngestModuleDeps extends Pick<JobDeps, 'storage' | 'uploadArea'
   now: () => Date;
 }
 
+/** The limits an uploaded ZIP is checked against, by the job and by the prescan's listing alike. */
+export function uploadZipLimits(config: Pick<Config, 'uploadMaxEntries'>): ZipLimits {
+  return { ...DEFAULT_ZIP_LIMITS, maxEntries: config.uploadMaxEntries };
+}
+
 /** Processing of finished uploads into studies, and the sweep of uploads whose processing was lost. */
 export function createIngestModule({ config, studiesRepo: repo, uploadArea, ...deps }: IngestModuleDeps) {
   const processStudy = processStudyJob({
@@ -28,7 +34,7 @@ export function createIngestModule({ config, studiesRepo: repo, uploadArea, ...d
     mail: deps.mail,
     appUrl: config.publicUrl,
     defaultMaxStorageGB: config.defaultMaxStorageGB,
-    zipLimits: { maxEntries: config.uploadMaxEntries },
+    zipLimits: uploadZipLimits(config),
     maxDecodedBytes: config.dicomMaxDecodedBytes,
     prescan: deps.prescan,
   });

@@ -1,4 +1,13 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import type yauzl from 'yauzl';
+import { openCachedZipFile } from '../../dicom-archive/cached-zip';
+import {
+  IngestError,
+  listZipFiles,
+  portableListing,
+  type PortableListing,
+  type ZipLimits,
+} from '../../dicom-archive/zip-reader';
 import {
   ZipStreamScanner,
   type EntryMemory,
@@ -11,7 +20,18 @@ interface ScanState {
   touched: number;
   /** Entries found since `drainFound` was last called. */
   found: Array<[number, ScannedEntry]>;
+  /** The archive's listing, started once the upload's last byte passed (see `finished`). */
+  listing?: Promise<ArchiveListing | null>;
 }
+
+/**
+ * The central directory of a finished upload, listed where its bytes were scanned while the client
+ * asks for processing: the listing, or why the archive is refused, with the limits it was checked
+ * against and the archive size it was read at.
+ */
+export type ArchiveListing = { size: number; limits: ZipLimits } & (
+  { listing: PortableListing } | { refused: string }
+);
 
 /** Entries larger than this are left to the job (their bytes would sit in memory until their end). */
 const MAX_ENTRY = 64 * 1024 * 1024;
@@ -28,7 +48,8 @@ const REPLAY_WINDOW = 1024 * 1024;
 /**
  * The scans of the uploads under way, one ZipStreamScanner each (see archive-prescan.ts, which runs
  * this in a worker thread). Synchronous throughout, file reads included: in its worker nothing else
- * waits on it, and the bytes of one upload must be scanned in the order they came.
+ * waits on it, and the bytes of one upload must be scanned in the order they came. Only the listing
+ * of a finished upload's archive runs asynchronously, beside the scans of the others.
  */
 export class UploadScans {
   private readonly states = new Map<string, ScanState>();
@@ -101,6 +122,21 @@ export class UploadScans {
     return state.found.splice(0);
   }
 
+  /**
+   * Upload `id` has all its `size` bytes: when every one of them passed this scan, its archive is
+   * listed now (asynchronously; the scans go on meanwhile), checked against `limits`.
+   */
+  finished(id: string, size: number, limits: ZipLimits): void {
+    const state = this.states.get(id);
+    if (!state || state.scanner.position !== size || state.listing) return;
+    state.listing = listArchive(state.path, size, limits);
+  }
+
+  /** The listing `finished` started for `id`, if any; ask before `take`. */
+  listingOf(id: string): Promise<ArchiveListing | null> | undefined {
+    return this.states.get(id)?.listing;
+  }
+
   /** Hands the results for `id` over (once); the upload has ended, so every byte has passed the scan. */
   take(id: string): Map<number, ScannedEntry> | undefined {
     const state = this.states.get(id);
@@ -157,5 +193,22 @@ export class UploadScans {
       for (const [id, s] of this.states) if (s.touched < at) [oldest, at] = [id, s.touched];
       this.forget(oldest!);
     }
+  }
+}
+
+/** Lists an archive on disk; null when it cannot be opened or read (the job then lists it itself and says why). */
+async function listArchive(path: string, size: number, limits: ZipLimits): Promise<ArchiveListing | null> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openCachedZipFile(path, size);
+  } catch {
+    return null;
+  }
+  try {
+    return { size, limits, listing: portableListing(await listZipFiles(zip, limits)) };
+  } catch (err) {
+    return err instanceof IngestError ? { size, limits, refused: err.message } : null;
+  } finally {
+    zip.close();
   }
 }

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { open, readdir, readFile, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -9,6 +9,7 @@ import { ERRORS, type DataStore } from '@tus/utils';
 import yauzl from 'yauzl';
 import type { Config } from '../../config';
 import type { ObjectStorage } from '../../ports/storage/storage';
+import { openCachedZip, openCachedZipFile, readFileRange } from '../../dicom-archive/cached-zip';
 import { DurableS3Store } from './durable-s3-store';
 import { OBJECT_NAME } from './upload-paths';
 
@@ -73,14 +74,6 @@ export interface RangeReader {
   close(): Promise<void>;
 }
 
-const ZIP_OPTIONS: yauzl.Options = {
-  lazyEntries: true,
-  autoClose: false,
-  decodeStrings: false,
-  validateEntrySizes: true,
-  strictFileNames: false,
-};
-
 /** Abandoned uploads are removed after this long unless UPLOAD_EXPIRY_HOURS says otherwise. */
 export const UPLOAD_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -110,9 +103,11 @@ function s3UploadArea(config: Config, storage: ObjectStorage): UploadArea {
     info: (id) => readInfo(datastore, id),
     async openZip(id, size) {
       const readAt = (start: number, length: number) => readObjectRange(storage, id, start, length);
-      return openCachedZip(
-        new BlockCachedReader(size, readAt, (start, end) => rangeStream(storage, id, start, end)),
-      );
+      return openCachedZip({
+        size,
+        readAt,
+        streamRange: (start, end) => rangeStream(storage, id, start, end),
+      });
     },
     async openRanges(id) {
       return {
@@ -177,23 +172,7 @@ function fileUploadArea(config: Config, observer?: UploadWriteObserver): UploadA
     datastore,
     info: (id) => readInfo(datastore, id),
     localPath: fileFor,
-    async openZip(id, size) {
-      const file = fileFor(id);
-      const fh = await open(file, 'r');
-      const reader = new BlockCachedReader(
-        size,
-        (start, length) => readFileRange(fh, start, length),
-        // Entry data gets a descriptor of its own, so a stream cut short never reads a closed one.
-        (start, end) => createReadStream(file, { start, end: end - 1 }),
-        () => fh.close(),
-      );
-      try {
-        return await openCachedZip(reader);
-      } catch (err) {
-        await fh.close().catch(() => undefined);
-        throw err;
-      }
-    },
+    openZip: (id, size) => openCachedZipFile(fileFor(id), size),
     async openRanges(id) {
       const file = fileFor(id);
       const fh = await open(file, 'r');
@@ -361,27 +340,6 @@ async function readInfo(datastore: DataStore, id: string): Promise<UploadInfo | 
   }
 }
 
-/** Up to `length` bytes of a file from `start` (fewer at its end). */
-export function readFileRange(fh: FileHandle, start: number, length: number): Promise<Buffer> {
-  return readInto(fh, Buffer.allocUnsafe(Math.max(0, length)), start, length);
-}
-
-/** Reads up to `length` bytes at `position` into the start of `buffer`; returns the part filled. */
-export async function readInto(
-  fh: FileHandle,
-  buffer: Buffer,
-  position: number,
-  length: number,
-): Promise<Buffer> {
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await fh.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
-}
-
 /** Up to `length` bytes of an object from `start`, in memory. */
 async function readObjectRange(
   storage: ObjectStorage,
@@ -396,14 +354,6 @@ async function readObjectRange(
   return Buffer.concat(chunks);
 }
 
-function openCachedZip(reader: BlockCachedReader): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.fromRandomAccessReader(reader, reader.size, ZIP_OPTIONS, (err, zip) =>
-      err ? reject(err) : resolve(zip),
-    ),
-  );
-}
-
 /** Bytes `start`..`end - 1` of an object as a stream, for ZIPs that live in S3. */
 function rangeStream(storage: ObjectStorage, key: string, start: number, end: number): Readable {
   const out = new PassThrough();
@@ -415,82 +365,4 @@ function rangeStream(storage: ObjectStorage, key: string, start: number, end: nu
     })
     .catch((err: Error) => out.destroy(err));
   return out;
-}
-
-/** Reads at most this long are served from cached blocks; longer ones (entry data) go to the source. */
-const SMALL_READ = 64 * 1024;
-const BLOCK_SIZE = 1024 * 1024;
-const CACHED_BLOCKS = 4;
-
-/**
- * Random access for yauzl in which the small reads it makes (two per central directory record, one
- * per local header) come from a few cached 1 MiB blocks. Listing 5,000 entries then costs a handful
- * of reads (or ranged GETs on S3) instead of 10,000.
- */
-class BlockCachedReader extends yauzl.RandomAccessReader {
-  private readonly blocks = new Map<number, Promise<Buffer>>();
-
-  constructor(
-    readonly size: number,
-    private readonly readAt: (start: number, length: number) => Promise<Buffer>,
-    private readonly streamRange: (start: number, end: number) => Readable,
-    private readonly onClose?: () => Promise<void>,
-  ) {
-    super();
-  }
-
-  private block(index: number): Promise<Buffer> {
-    let block = this.blocks.get(index);
-    if (!block) {
-      const start = index * BLOCK_SIZE;
-      block = this.readAt(start, Math.min(BLOCK_SIZE, this.size - start));
-      block.catch(() => this.blocks.delete(index));
-      this.blocks.set(index, block);
-      // Map order is insertion order: drop the oldest block.
-      if (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
-    }
-    return block;
-  }
-
-  override read(
-    buffer: Buffer,
-    offset: number,
-    length: number,
-    position: number,
-    callback: (err: Error | null, bytesRead?: number) => void,
-  ): void {
-    if (length > SMALL_READ) return super.read(buffer, offset, length, position, callback);
-    const copy = async () => {
-      const end = Math.min(position + length, this.size);
-      let at = position;
-      while (at < end) {
-        const index = Math.floor(at / BLOCK_SIZE);
-        const block = await this.block(index);
-        const from = at - index * BLOCK_SIZE;
-        const n = Math.min(end - at, block.length - from);
-        if (n <= 0) break;
-        block.copy(buffer, offset + (at - position), from, from + n);
-        at += n;
-      }
-      return at - position;
-    };
-    copy().then(
-      (bytesRead) => callback(null, bytesRead),
-      (err: Error) => callback(err),
-    );
-  }
-
-  override _readStreamForRange(start: number, end: number): Readable {
-    if (end <= start) return Readable.from([]);
-    return this.streamRange(start, end);
-  }
-
-  override close(callback: (err: Error | null) => void): void {
-    this.blocks.clear();
-    if (!this.onClose) return void setImmediate(() => callback(null));
-    this.onClose().then(
-      () => callback(null),
-      (err: Error) => callback(err),
-    );
-  }
 }

@@ -1,13 +1,13 @@
 import type { Config } from '../../config';
 import type { ObjectStorage } from '../../ports/storage/storage';
-import { createUploadArea, type UploadWriteObserver } from './upload-area';
+import { createUploadArea } from './upload-area';
 import { createUploadLocker } from './upload-locker';
 import { createUploadTokens } from './upload-token';
 import { uploadRoutes } from './uploads.routes';
 import { createUploadsService } from './uploads.service';
 
 type ServiceDeps = Parameters<typeof createUploadsService>[0];
-type Prescan = UploadWriteObserver & { forget(uploadId: string): void; close(): Promise<void> };
+type Prescan = NonNullable<ServiceDeps['prescan']> & { close(): Promise<void> };
 
 export interface UploadsModuleDeps<P extends Prescan> extends Pick<
   ServiceDeps,

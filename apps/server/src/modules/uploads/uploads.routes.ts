@@ -51,9 +51,10 @@ export function uploadRoutes({
     });
     if (uploads.prescans) {
       // The prescan sees the bytes as the upload area writes them; a terminated or re-created upload
-      // starts from nothing.
+      // starts from nothing, and a finished one has its archive listed at once.
       tus.on(EVENTS.POST_CREATE, (_req, upload) => uploads.restarted(upload.id));
       tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => uploads.restarted(id));
+      tus.on(EVENTS.POST_FINISH, (_req, _res, upload) => uploads.finished(upload.id, upload.size));
     }
 
     // tus reads the raw request body itself: no Fastify body parsing in this scope.

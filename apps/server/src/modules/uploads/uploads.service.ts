@@ -19,7 +19,10 @@ interface Deps {
   audit: AuditRecorder;
   /** Reads file uploads while they arrive (local upload area only). */
   /** Reads file uploads while they arrive (modules/ingest/archive-prescan.ts). */
-  prescan?: UploadWriteObserver & { forget(uploadId: string): void };
+  prescan?: UploadWriteObserver & {
+    forget(uploadId: string): void;
+    finished(uploadId: string, size: number): void;
+  };
   defaultMaxStorageGB: number;
   /** The rule for uploads on behalf of an inviter (their quota is charged). */
   invitations: Pick<InvitationsService, 'requireSharedUpload'>;
@@ -91,6 +94,11 @@ function createUploadTokens(deps: Deps, tools: UploadsTools) {
     /** An upload was created anew or terminated: whatever was read of its earlier bytes is dropped. */
     restarted(uploadId: string): void {
       deps.prescan?.forget(uploadId);
+    },
+
+    /** An upload received its last byte: the prescan lists its archive before processing is asked for. */
+    finished(uploadId: string, size: number | undefined): void {
+      if (size !== undefined) deps.prescan?.finished(uploadId, size);
     },
 
     /** The storage token: a credential for uploading into the caller's own folder only. */

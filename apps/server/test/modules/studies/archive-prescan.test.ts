@@ -8,6 +8,7 @@ import { instances, studies } from '../../../src/db/schema/index';
 import { ArchivePrescan } from '../../../src/modules/ingest/archive-prescan';
 import { UploadScans } from '../../../src/modules/ingest/upload-scans';
 import type { ScannedEntry } from '../../../src/dicom-archive/zip-stream-scanner';
+import { DEFAULT_ZIP_LIMITS } from '../../../src/dicom-archive/zip-reader';
 import {
   buildZip,
   listen,
@@ -203,12 +204,55 @@ describe('reading an upload while it arrives', () => {
   });
 });
 
+describe('listing a finished upload', () => {
+  it('lists once every byte passed the scan, says why an archive is refused, and nothing for one it cannot read', async () => {
+    const s1 = series(2);
+    const good = buildZip(s1.files);
+    const bad = buildZip([{ name: '../escape.dcm', data: s1.files[0]!.data }]);
+    const notZip = Buffer.from('not a zip at all, only words');
+    const scans = new UploadScans();
+    const place = async (bytes: Buffer) => {
+      const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
+      await writeFile(file, bytes);
+      const id = randomUUID();
+      expect(scans.begin(id, file, 0)).toBe(true);
+      return id;
+    };
+    // Half the bytes passed: the upload cannot be finished at this size here, so no listing.
+    const half = await place(good);
+    scans.push(half, good.subarray(0, 100));
+    scans.finished(half, good.length, DEFAULT_ZIP_LIMITS);
+    expect(scans.listingOf(half)).toBeUndefined();
+
+    const ok = await place(good);
+    scans.push(ok, good);
+    scans.finished(ok, good.length, DEFAULT_ZIP_LIMITS);
+    const listed = await scans.listingOf(ok);
+    expect(listed && 'listing' in listed && listed.listing.files.map((f) => f.name)).toEqual(
+      s1.files.map((f) => f.name),
+    );
+
+    const refused = await place(bad);
+    scans.push(refused, bad);
+    scans.finished(refused, bad.length, DEFAULT_ZIP_LIMITS);
+    expect(await scans.listingOf(refused)).toMatchObject({ refused: expect.stringMatching(/unsafe path/) });
+
+    const garbage = await place(notZip);
+    scans.push(garbage, notZip);
+    scans.finished(garbage, notZip.length, DEFAULT_ZIP_LIMITS);
+    expect(await scans.listingOf(garbage)).toBeNull();
+    // Taken, the upload's listing goes with it.
+    scans.take(ok);
+    expect(scans.listingOf(ok)).toBeUndefined();
+  });
+});
+
 describe('the prescan worker thread', () => {
   it('scans the writes it is shown in order, across writes and batches, and hands the results over once', async () => {
     const s1 = series(40);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
-    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    const prescan = new ArchivePrescan(pino({ level: 'silent' }), { zipLimits: DEFAULT_ZIP_LIMITS });
     try {
       // Two writes (two PATCH requests), the second with chunks of odd sizes across batch ends.
       const cut = Math.floor(zip.length / 3);
@@ -220,10 +264,14 @@ describe('the prescan worker thread', () => {
       for (let at = cut; at < zip.length; at += 77_777)
         second.chunk(Buffer.from(zip.subarray(at, Math.min(zip.length, at + 77_777))));
       second.end();
-      const entries = await prescan.take('upload');
+      const taken = await prescan.take('upload');
       expect(
-        [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
+        [...taken!.entries.values()].map(
+          (e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid,
+        ),
       ).toEqual(s1.sops);
+      // Nobody said the upload finished: no listing was made.
+      expect(taken!.listing).toBeUndefined();
       expect(await prescan.heldBytes()).toBe(0);
       expect(await prescan.take('upload')).toBeUndefined();
     } finally {
@@ -237,7 +285,7 @@ describe('the prescan worker thread', () => {
     const s1 = series(12);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
-    const prescan = new ArchivePrescan(pino({ level: 'silent' }));
+    const prescan = new ArchivePrescan(pino({ level: 'silent' }), { zipLimits: DEFAULT_ZIP_LIMITS });
     try {
       // The first write showed bytes up to the tenth entry; the file kept them up to the fifth.
       const seen = zip.indexOf(s1.files[9]!.data.subarray(0, 256)) + 100;
@@ -249,10 +297,20 @@ describe('the prescan worker thread', () => {
       const second = await prescan.beginWrite('upload', file, kept);
       second.chunk(Buffer.from(zip.subarray(kept)));
       second.end();
-      const entries = await prescan.take('upload');
+      await writeFile(file, zip);
+      // The upload finished: the worker lists the archive, and take hands the listing over with the entries.
+      prescan.finished('upload', zip.length);
+      const taken = await prescan.take('upload');
       expect(
-        [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
+        [...taken!.entries.values()].map(
+          (e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid,
+        ),
       ).toEqual(s1.sops);
+      const listed = taken!.listing!;
+      expect(listed).toMatchObject({ size: zip.length, limits: DEFAULT_ZIP_LIMITS });
+      expect(
+        'listing' in listed && listed.listing.files.map((f) => [f.name, f.entry.relativeOffsetOfLocalHeader]),
+      ).toEqual(s1.files.map((f, i) => [f.name, [...taken!.entries.keys()][i]]));
 
       const other = await prescan.beginWrite('other', file, 0);
       other.chunk(Buffer.from(zip.subarray(0, seen)));
