@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { HttpRequest, HttpResponse, HttpStack } from 'tus-js-client';
 import { tusUpload } from '../../apps/server/test/helpers/tus-upload';
 
 const job = JSON.parse(process.argv[2] ?? '{}');
@@ -20,6 +21,55 @@ const files = job.dir
       .map((name) => readFileSync(path.join(job.dir, name)))
   : [];
 const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * tus-js-client's HTTP stack with each request's body sent in one write, as the PUT below sends its
+ * bytes and as a browser hands a chunk (a Blob) to the network. tus-js-client's own Node stack writes
+ * a Buffer 16 KiB at a time and waits for 'drain' after each write: 20,000 waits for this archive,
+ * which made the client, not the server, set the pace of the upload (bench/README.md).
+ */
+class WholeBodyHttpStack implements HttpStack {
+  getName() {
+    return 'WholeBodyHttpStack';
+  }
+  createRequest(method: string, url: string): HttpRequest {
+    const headers: Record<string, string> = {};
+    let sent: http.ClientRequest | undefined;
+    return {
+      getMethod: () => method,
+      getURL: () => url,
+      setHeader: (name, value) => {
+        headers[name] = value;
+      },
+      getHeader: (name) => headers[name],
+      setProgressHandler: () => undefined,
+      getUnderlyingObject: () => sent,
+      abort: async () => {
+        sent?.destroy();
+      },
+      send: (body?: Uint8Array) =>
+        new Promise<HttpResponse>((resolve, reject) => {
+          sent = http.request(url, { method, headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({
+                getStatus: () => res.statusCode ?? 0,
+                getHeader: (name) => {
+                  const v = res.headers[name.toLowerCase()];
+                  return Array.isArray(v) ? v.join(', ') : v;
+                },
+                getBody: () => Buffer.concat(chunks).toString('utf8'),
+                getUnderlyingObject: () => res,
+              }),
+            );
+          });
+          sent.on('error', reject);
+          sent.end(body);
+        }),
+    };
+  }
+}
 
 function put(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -52,7 +102,11 @@ if (job.mode === 'orthanc') await (await fetch(new URL('/system', job.url))).arr
 const start = now();
 if (job.mode === 'put') await put();
 else if (job.mode === 'orthanc') await postToOrthanc();
-else await tusUpload(job.base, job.token, job.objectName, data, { chunkSize: job.chunkSize });
+else
+  await tusUpload(job.base, job.token, job.objectName, data, {
+    chunkSize: job.chunkSize,
+    httpStack: new WholeBodyHttpStack(),
+  });
 const end = now();
 let processed: number | undefined;
 if (job.process) {
