@@ -52,14 +52,13 @@ interface PgliteQueryable {
   query(sql: string, params: unknown[], options: { blob: Blob }): Promise<unknown>;
 }
 
+/** A PGlite instance or transaction: `query` and `exec` (a node-postgres pool has no `exec`). */
 function isPglite(client: unknown): client is PgliteQueryable {
-  // A pool (db outside a transaction) has `query` too, but no `exec`… and no transaction to join.
   return (
     typeof client === 'object' &&
     client !== null &&
     typeof (client as { query?: unknown }).query === 'function' &&
-    typeof (client as { exec?: unknown }).exec === 'function' &&
-    !(client instanceof pg.Pool)
+    typeof (client as { exec?: unknown }).exec === 'function'
   );
 }
 

@@ -53,12 +53,7 @@ export function readFileRange(fh: FileHandle, start: number, length: number): Pr
 }
 
 /** Reads up to `length` bytes at `position` into the start of `buffer`; returns the part filled. */
-export async function readInto(
-  fh: FileHandle,
-  buffer: Buffer,
-  position: number,
-  length: number,
-): Promise<Buffer> {
+async function readInto(fh: FileHandle, buffer: Buffer, position: number, length: number): Promise<Buffer> {
   let filled = 0;
   while (filled < length) {
     const { bytesRead } = await fh.read(buffer, filled, length - filled, position + filled);

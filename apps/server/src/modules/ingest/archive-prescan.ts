@@ -44,9 +44,10 @@ function sourcesWorker(): string {
  * reading of the upload's own bytes, and a 5,000-file upload took half as long again
  * (bench/README.md). Here a write only copies its chunks into 1 MiB batches and moves them to the
  * worker, in order; the entries they complete come back with the worker's answer to each batch, so
- * that the job's `take` has little left to copy. Results are a cache: they live in this process only, are dropped when the upload
- * is terminated or created again (or the worker falls behind or ends), and the job uses an entry only
- * when the central directory agrees on its offset, size and CRC-32; anything missing it reads itself.
+ * that the job's `take` has little left to copy. Results are a cache: they live in this process
+ * only, are dropped when the upload is terminated or created again (or the worker falls behind or
+ * ends), and the job uses an entry only when the central directory agrees on its offset, size and
+ * CRC-32; anything missing it reads itself.
  */
 export class ArchivePrescan implements UploadWriteObserver {
   private worker: Worker | undefined;
