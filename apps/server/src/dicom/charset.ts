@@ -132,7 +132,8 @@ function decodeWith(mode: Mode, bytes: Uint8Array): string {
   switch (mode.kind) {
     case 'single':
     case 'g1':
-      return iconv.decode(buf, mode.encoding);
+      // Latin-1 (the default set, and most files) needs no codec.
+      return mode.encoding === 'latin1' ? buf.toString('latin1') : iconv.decode(buf, mode.encoding);
     case 'g0-double': {
       const euc: number[] = [];
       for (let k = 0; k < buf.length; k++) {

@@ -17,8 +17,8 @@ export function dataSetCharacterSet(ds: DataSet): CharacterSet {
 export function ascii(ds: DataSet, tag: string): string | undefined {
   const b = rawValue(ds, tag);
   if (!b) return undefined;
-  let s = '';
-  for (const c of b) s += String.fromCharCode(c);
+  // Latin-1 maps each byte to the code point of the same number, as these values need.
+  const s = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
   return s.replace(/[\0\s]+$/, '').replace(/^\s+/, '');
 }
 

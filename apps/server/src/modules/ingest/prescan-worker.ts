@@ -6,7 +6,8 @@ import { UploadScans, type ArchiveListing } from './upload-scans';
 /** What archive-prescan.ts sends this worker, in the order the bytes arrived. */
 export type PrescanRequest =
   | { type: 'begin'; id: string; path: string; offset: number }
-  | { type: 'bytes'; id: string; bytes: Uint8Array }
+  /** The upload's file holds its bytes up to `to`, `bytes` more than the last message said. */
+  | { type: 'written'; id: string; to: number; bytes: number }
   | { type: 'finished'; id: string; size: number }
   | { type: 'take'; id: string; request: number }
   | { type: 'forget'; id: string }
@@ -49,20 +50,14 @@ port.on('message', (m: PrescanRequest) => {
     case 'begin':
       scans.begin(m.id, m.path, m.offset);
       break;
-    case 'bytes':
-      try {
-        scans.push(m.id, Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength));
-      } catch {
-        // A cache: whatever the scan cannot follow is left to the job.
-        scans.forget(m.id);
-      }
-      {
-        // Entries go to the sender as they are found, so an upload's results are not all copied
-        // across at its end, when the job waits for them.
-        const found = scans.drainFound(m.id);
-        reply({ type: 'scanned', bytes: m.bytes.byteLength, id: m.id, ...(found.length ? { found } : {}) });
-      }
+    case 'written': {
+      scans.readTo(m.id, m.to);
+      // Entries go to the sender as they are found, so an upload's results are not all copied
+      // across at its end, when the job waits for them.
+      const found = scans.drainFound(m.id);
+      reply({ type: 'scanned', bytes: m.bytes, id: m.id, ...(found.length ? { found } : {}) });
       break;
+    }
     case 'finished':
       scans.finished(m.id, m.size, settings.zipLimits);
       break;

@@ -16,6 +16,8 @@ import {
 
 interface ScanState {
   path: string;
+  /** The upload's file, open for reading while it is followed. */
+  fd?: number;
   scanner: ZipStreamScanner;
   touched: number;
   /** Entries found since `drainFound` was last called. */
@@ -41,7 +43,7 @@ const MAX_HELD = 512 * 1024 * 1024;
 const MAX_UPLOADS = 256;
 /** Results nobody took within this long are dropped. */
 const STALE_AFTER_MS = 60 * 60 * 1000;
-/** Most bytes read back from the file when an upload resumes at an offset the scan is not at. */
+/** Most bytes read at once from the file before a write, when an upload resumes at an offset the scan is not at. */
 const MAX_REPLAY = MAX_ENTRY + 16 * 1024 * 1024;
 const REPLAY_WINDOW = 1024 * 1024;
 
@@ -54,6 +56,8 @@ const REPLAY_WINDOW = 1024 * 1024;
 export class UploadScans {
   private readonly states = new Map<string, ScanState>();
   private held = 0;
+  /** Where bytes read from the files pass through. */
+  private window: Buffer | undefined;
   private readonly memory: EntryMemory = {
     take: (bytes) => {
       if (this.held + bytes > MAX_HELD) return false;
@@ -107,9 +111,15 @@ export class UploadScans {
     return true;
   }
 
-  /** The next bytes of a write `begin` accepted; ignored for an upload no longer followed. */
-  push(id: string, bytes: Buffer): void {
-    this.states.get(id)?.scanner.push(bytes);
+  /**
+   * The upload's file holds its bytes up to `to`: the scan reads what it has not seen from there. An
+   * upload it cannot read is dropped (the job reads it); one it no longer follows is ignored.
+   */
+  readTo(id: string, to: number): void {
+    const state = this.states.get(id);
+    if (!state) return;
+    state.touched = Date.now();
+    if (state.scanner.position < to && !this.replay(state, state.scanner.position, to)) this.forget(id);
   }
 
   /**
@@ -152,7 +162,10 @@ export class UploadScans {
   }
 
   private drop(id: string): void {
-    this.states.get(id)?.scanner.release();
+    const state = this.states.get(id);
+    if (!state) return;
+    state.scanner.release();
+    if (state.fd !== undefined) closeSync(state.fd);
     this.states.delete(id);
   }
 
@@ -163,23 +176,20 @@ export class UploadScans {
 
   /** Pushes bytes `from`..`to` of the upload's file into its scan; false when they cannot be read. */
   private replay(state: ScanState, from: number, to: number): boolean {
-    let fd: number | undefined;
     try {
-      fd = openSync(state.path, 'r');
-      const window = Buffer.allocUnsafe(Math.min(REPLAY_WINDOW, to - from));
+      state.fd ??= openSync(state.path, 'r');
+      // One window for every read: the scanner copies what it keeps.
+      this.window ??= Buffer.allocUnsafe(REPLAY_WINDOW);
       for (let at = from; at < to;) {
-        const read = readSync(fd, window, 0, Math.min(window.length, to - at), at);
+        const read = readSync(state.fd, this.window, 0, Math.min(this.window.length, to - at), at);
         if (read === 0) return false;
-        // The scanner copies what it keeps, so the window is reused.
-        state.scanner.push(window.subarray(0, read));
+        state.scanner.push(this.window.subarray(0, read));
         at += read;
       }
       return true;
     } catch {
       // A cache: on any trouble the job reads the archive itself.
       return false;
-    } finally {
-      if (fd !== undefined) closeSync(fd);
     }
   }
 

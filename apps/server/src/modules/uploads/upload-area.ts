@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import fs, { createWriteStream } from 'node:fs';
 import { open, readdir, readFile, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -49,21 +49,21 @@ export interface UploadArea {
   sweep(createdBefore: Date, isClaimed: (id: string) => Promise<boolean>): Promise<number>;
 }
 
-/** Sees the bytes of uploads kept on local disk as they are written (the archive prescan). */
+/** Follows the bytes of uploads kept on local disk as they are written (the archive prescan). */
 export interface UploadWriteObserver {
   /**
-   * A write of upload `id`, a file at `path`, starts at `offset`. Returns what to call with each of its
-   * chunks, in order, before they are written, and once it ends; a write that fails part-way leaves
-   * the observer ahead of the file, and the next write starts at the offset the file reached.
+   * A write of upload `id`, a file at `path`, starts at `offset`. Returns what to tell as its bytes
+   * reach the file, in order, and once it ends; a write that fails part-way leaves the file where the
+   * next write starts.
    */
   beginWrite(id: string, path: string, offset: number): Promise<UploadWriteScan | undefined>;
 }
 
 /** One write as the observer follows it. */
 export interface UploadWriteScan {
-  /** The write's next chunk, before it is written; the observer copies what it keeps. */
-  chunk(chunk: Buffer): void;
-  /** The write ended (all its chunks were shown), whether or not it succeeded. */
+  /** The next `bytes` of the write are in the file (it may read them from there). */
+  written(bytes: number): void;
+  /** The write ended, whether or not it succeeded. */
   end(): void;
 }
 
@@ -236,7 +236,7 @@ const SYNC_EVERY = 16 * 1024 * 1024;
  * - a larger write buffer: tus's 16 KiB one made each 64 KiB socket read wait for its own write before
  *   the next was read, so a fast upload ran at one thread-pool round trip per chunk. Now the request
  *   keeps being read while a write is under way, and the chunks that piled up go down in one writev;
- * - the observer (the archive prescan) sees every chunk on its way to the file;
+ * - the observer (the archive prescan) is told as the bytes reach the file;
  * - the file is synced as it grows, so that the sync that makes it durable once processing keeps it
  *   has only the last few megabytes left to write.
  */
@@ -253,15 +253,17 @@ class BufferedFileStore extends FileStore {
     const file = this.fileOf(id);
     const observe = await this.observer?.beginWrite(id, file, offset);
     const flusher = new WriteBehind(file);
-    const out = createWriteStream(file, { flags: 'r+', start: offset, highWaterMark: WRITE_BUFFER });
-    const writing = pipeline(readable, out);
-    // A second listener sees each chunk as the pipe hands it to the file (no stream of its own).
-    readable.on('data', (chunk: Buffer) => {
-      observe?.chunk(chunk);
-      flusher.passed(chunk.length);
+    const out = createWriteStream(file, {
+      flags: 'r+',
+      start: offset,
+      highWaterMark: WRITE_BUFFER,
+      fs: reportingWrites((bytes) => {
+        observe?.written(bytes);
+        flusher.passed(bytes);
+      }),
     });
     try {
-      await writing;
+      await pipeline(readable, out);
     } catch {
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {
@@ -270,6 +272,29 @@ class BufferedFileStore extends FileStore {
     }
     return offset + out.bytesWritten;
   }
+}
+
+/**
+ * Node's file functions for a write stream, telling `wrote` how many bytes each write put in the file
+ * once it has (a stream writes one call at a time, so in order). The prescan then reads them from the
+ * file (its page cache) in its own thread, and the event loop copies nothing for it.
+ */
+function reportingWrites(wrote: (bytes: number) => void) {
+  type Done = (err: NodeJS.ErrnoException | null, written: number) => void;
+  const reported =
+    (cb: Done): Done =>
+    (err, written) => {
+      if (!err) wrote(written);
+      cb(err, written);
+    };
+  return {
+    open: fs.open,
+    close: fs.close,
+    write: (fd: number, buffer: Buffer, offset: number, length: number, position: number | null, cb: Done) =>
+      fs.write(fd, buffer, offset, length, position, reported(cb)),
+    writev: (fd: number, buffers: NodeJS.ArrayBufferView[], position: number | null, cb: Done) =>
+      fs.writev(fd, buffers, position, reported(cb)),
+  };
 }
 
 /**

@@ -89,7 +89,7 @@ describe('list stage', () => {
     const file = ctx.services.uploadArea.localPath!(objectName);
     const scans = new UploadScans();
     expect(scans.begin('u', file, 0)).toBe(true);
-    scans.push('u', zip);
+    scans.readTo('u', zip.length);
     scans.finished('u', zip.length, DEFAULT_ZIP_LIMITS);
     const made = (await scans.listingOf('u'))!;
     expect(made).toMatchObject({ size: zip.length, limits: DEFAULT_ZIP_LIMITS });

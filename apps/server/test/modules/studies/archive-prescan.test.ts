@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,22 +123,25 @@ describe('reading an upload while it arrives', () => {
     expect(await sopsOfStudy(first.studyUid)).toEqual([]);
   });
 
-  it('catches up from the file when an upload resumes at fewer bytes than passed by', async () => {
+  it('goes back when a write resumes at fewer bytes than it read', async () => {
     const s1 = series(3);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     const scans = new UploadScans();
-    // A write saw bytes up to the middle of the third entry go by, but only the first entry and the
-    // start of the second reached the file before it failed.
+    // The scan read up to the middle of the third entry; then the file lost what followed the start
+    // of the second, and the next write starts there.
+    const seen = zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100;
+    await writeFile(file, zip.subarray(0, seen));
     expect(scans.begin('upload', file, 0)).toBe(true);
-    scans.push('upload', Buffer.from(zip.subarray(0, zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100)));
+    scans.readTo('upload', seen);
+    expect(scans.heldBytes).toBeGreaterThan(0);
     const kept = zip.indexOf(s1.files[1]!.data.subarray(0, 256)) + 100;
     await writeFile(file, zip.subarray(0, kept));
-    expect(scans.heldBytes).toBeGreaterThan(0);
 
-    // The upload resumes where the file ends; the scan reads the second entry's start from the file.
+    // The scan reads the second entry again from its start.
     expect(scans.begin('upload', file, kept)).toBe(true);
-    scans.push('upload', Buffer.from(zip.subarray(kept)));
+    await writeFile(file, zip);
+    scans.readTo('upload', zip.length);
     const entries = scans.take('upload');
     expect(
       [...entries!.values()].map((e) => e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid),
@@ -155,22 +158,29 @@ describe('reading an upload while it arrives', () => {
     // A process that did not see the first half (it started since): the next write starts at `half`.
     const scans = new UploadScans();
     expect(scans.begin('upload', file, half)).toBe(true);
-    scans.push('upload', Buffer.from(zip.subarray(half)));
+    await writeFile(file, zip);
+    scans.readTo('upload', zip.length);
     const entries = scans.take('upload');
     expect([...entries!.values()].map((e) => e.outcome.kind)).toEqual(['instance', 'instance']);
     expect(scans.take('upload')).toBeUndefined();
   });
 
-  it('gives up on an upload whose file is shorter than where it resumes, and the job reads it', async () => {
+  it('gives up on an upload whose file is shorter than it was told, and the job reads it', async () => {
     const s1 = series(2);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     await writeFile(file, zip.subarray(0, 100));
     const scans = new UploadScans();
+    // Resuming past the file's end…
     expect(scans.begin('upload', file, 1000)).toBe(false);
-    scans.push('upload', Buffer.from(zip.subarray(1000)));
+    scans.readTo('upload', zip.length);
     expect(scans.take('upload')).toBeUndefined();
+    // …or told of bytes the file does not hold.
+    expect(scans.begin('other', file, 0)).toBe(true);
+    scans.readTo('other', zip.length);
+    expect(scans.take('other')).toBeUndefined();
   });
+
   it('hands entries over as they are found, again when a rewind finds them anew, and says when it drops an upload', async () => {
     const s1 = series(3);
     const zip = buildZip(s1.files);
@@ -179,8 +189,10 @@ describe('reading an upload while it arrives', () => {
     const scans = new UploadScans(undefined, (id) => dropped.push(id));
     const sopOf = ([, e]: [number, ScannedEntry]) =>
       e.outcome.kind === 'instance' && e.outcome.header.sopInstanceUid;
+    const seen = zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100;
+    await writeFile(file, zip.subarray(0, seen));
     expect(scans.begin('upload', file, 0)).toBe(true);
-    scans.push('upload', Buffer.from(zip.subarray(0, zip.indexOf(s1.files[2]!.data.subarray(0, 256)) + 100)));
+    scans.readTo('upload', seen);
     expect(scans.drainFound('upload').map(sopOf)).toEqual([s1.sops[0], s1.sops[1]]);
     expect(scans.drainFound('upload')).toEqual([]);
 
@@ -188,7 +200,8 @@ describe('reading an upload while it arrives', () => {
     const kept = zip.indexOf(s1.files[1]!.data.subarray(0, 256)) + 100;
     await writeFile(file, zip.subarray(0, kept));
     expect(scans.begin('upload', file, kept)).toBe(true);
-    scans.push('upload', Buffer.from(zip.subarray(kept)));
+    await writeFile(file, zip);
+    scans.readTo('upload', zip.length);
     expect(scans.drainFound('upload').map(sopOf)).toEqual([s1.sops[1], s1.sops[2]]);
     expect([...scans.take('upload')!.values()].map((e) => sopOf([0, e]))).toEqual(s1.sops);
     // Taking is not dropping: nothing is said.
@@ -199,7 +212,7 @@ describe('reading an upload while it arrives', () => {
     scans.forget('other');
     expect(dropped).toEqual(['other']);
     // An upload it cannot follow is dropped too.
-    expect(scans.begin('short', file, zip.length)).toBe(false);
+    expect(scans.begin('short', file, zip.length + 1)).toBe(false);
     expect(dropped).toEqual(['other', 'short']);
   });
 });
@@ -220,12 +233,12 @@ describe('listing a finished upload', () => {
     };
     // Half the bytes passed: the upload cannot be finished at this size here, so no listing.
     const half = await place(good);
-    scans.push(half, good.subarray(0, 100));
+    scans.readTo(half, 100);
     scans.finished(half, good.length, DEFAULT_ZIP_LIMITS);
     expect(scans.listingOf(half)).toBeUndefined();
 
     const ok = await place(good);
-    scans.push(ok, good);
+    scans.readTo(ok, good.length);
     scans.finished(ok, good.length, DEFAULT_ZIP_LIMITS);
     const listed = await scans.listingOf(ok);
     expect(listed && 'listing' in listed && listed.listing.files.map((f) => f.name)).toEqual(
@@ -233,12 +246,12 @@ describe('listing a finished upload', () => {
     );
 
     const refused = await place(bad);
-    scans.push(refused, bad);
+    scans.readTo(refused, bad.length);
     scans.finished(refused, bad.length, DEFAULT_ZIP_LIMITS);
     expect(await scans.listingOf(refused)).toMatchObject({ refused: expect.stringMatching(/unsafe path/) });
 
     const garbage = await place(notZip);
-    scans.push(garbage, notZip);
+    scans.readTo(garbage, notZip.length);
     scans.finished(garbage, notZip.length, DEFAULT_ZIP_LIMITS);
     expect(await scans.listingOf(garbage)).toBeNull();
     // Taken, the upload's listing goes with it.
@@ -248,21 +261,21 @@ describe('listing a finished upload', () => {
 });
 
 describe('the prescan worker thread', () => {
-  it('scans the writes it is shown in order, across writes and batches, and hands the results over once', async () => {
+  it('scans the writes it is told of in order, across writes, and hands the results over once', async () => {
     const s1 = series(40);
     const zip = buildZip(s1.files);
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     const prescan = new ArchivePrescan(pino({ level: 'silent' }), { zipLimits: DEFAULT_ZIP_LIMITS });
     try {
-      // Two writes (two PATCH requests), the second with chunks of odd sizes across batch ends.
+      // Two writes (two PATCH requests), the second told of in parts of odd sizes.
       const cut = Math.floor(zip.length / 3);
-      const first = await prescan.beginWrite('upload', file, 0);
-      first.chunk(Buffer.from(zip.subarray(0, cut)));
-      first.end();
       await writeFile(file, zip.subarray(0, cut));
+      const first = await prescan.beginWrite('upload', file, 0);
+      first.written(cut);
+      first.end();
+      await appendFile(file, zip.subarray(cut));
       const second = await prescan.beginWrite('upload', file, cut);
-      for (let at = cut; at < zip.length; at += 77_777)
-        second.chunk(Buffer.from(zip.subarray(at, Math.min(zip.length, at + 77_777))));
+      for (let at = cut; at < zip.length; at += 77_777) second.written(Math.min(zip.length - at, 77_777));
       second.end();
       const taken = await prescan.take('upload');
       expect(
@@ -287,17 +300,20 @@ describe('the prescan worker thread', () => {
     const file = path.join(ctx.dataDir, `prescan-${randomUUID()}.zip`);
     const prescan = new ArchivePrescan(pino({ level: 'silent' }), { zipLimits: DEFAULT_ZIP_LIMITS });
     try {
-      // The first write showed bytes up to the tenth entry; the file kept them up to the fifth.
+      // The first write reached the middle of the tenth entry; the file then kept it only up to the
+      // fifth (the worker has read it by the time heldBytes answers).
       const seen = zip.indexOf(s1.files[9]!.data.subarray(0, 256)) + 100;
+      await writeFile(file, zip.subarray(0, seen));
       const first = await prescan.beginWrite('upload', file, 0);
-      first.chunk(Buffer.from(zip.subarray(0, seen)));
+      first.written(seen);
       first.end();
+      expect(await prescan.heldBytes()).toBeGreaterThan(0);
       const kept = zip.indexOf(s1.files[4]!.data.subarray(0, 256)) + 100;
       await writeFile(file, zip.subarray(0, kept));
       const second = await prescan.beginWrite('upload', file, kept);
-      second.chunk(Buffer.from(zip.subarray(kept)));
+      await appendFile(file, zip.subarray(kept));
+      second.written(zip.length - kept);
       second.end();
-      await writeFile(file, zip);
       // The upload finished: the worker lists the archive, and take hands the listing over with the entries.
       prescan.finished('upload', zip.length);
       const taken = await prescan.take('upload');
@@ -313,7 +329,7 @@ describe('the prescan worker thread', () => {
       ).toEqual(s1.files.map((f, i) => [f.name, [...taken!.entries.keys()][i]]));
 
       const other = await prescan.beginWrite('other', file, 0);
-      other.chunk(Buffer.from(zip.subarray(0, seen)));
+      other.written(seen);
       other.end();
       expect(await prescan.heldBytes()).toBeGreaterThan(0);
       prescan.forget('other');
