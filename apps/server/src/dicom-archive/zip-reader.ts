@@ -116,30 +116,35 @@ export interface EntryFields {
   externalFileAttributes: number;
 }
 
-/** A listing (see listZipFiles) as plain data, made where the archive was listed (the prescan worker). */
+/** The numbers of EntryFields in the order a PortableListing holds them for each file. */
+const ENTRY_FIELDS = [
+  'generalPurposeBitFlag',
+  'compressionMethod',
+  'compressedSize',
+  'uncompressedSize',
+  'crc32',
+  'relativeOffsetOfLocalHeader',
+  'fileNameLength',
+  'externalFileAttributes',
+] as const satisfies ReadonlyArray<keyof EntryFields>;
+
+/**
+ * A listing (see listZipFiles) as plain data, made where the archive was listed (the prescan
+ * worker): the names, and the numbers of every file's record in one array (ENTRY_FIELDS for each
+ * file in turn). One array crosses threads in a single copy; 5,000 small objects took 10–25 ms to
+ * clone, on each side, while the job waited for them.
+ */
 export interface PortableListing {
-  files: Array<{ name: string; size: number; entry: EntryFields }>;
+  names: string[];
+  fields: Float64Array;
   skipped: Array<{ name: string; reason: string }>;
 }
 
 export function portableListing(listed: Awaited<ReturnType<typeof listZipFiles>>): PortableListing {
-  return {
-    files: listed.files.map((f) => ({
-      name: f.name,
-      size: f.size,
-      entry: {
-        generalPurposeBitFlag: f.entry.generalPurposeBitFlag,
-        compressionMethod: f.entry.compressionMethod,
-        compressedSize: f.entry.compressedSize,
-        uncompressedSize: f.entry.uncompressedSize,
-        crc32: f.entry.crc32,
-        relativeOffsetOfLocalHeader: f.entry.relativeOffsetOfLocalHeader,
-        fileNameLength: f.entry.fileNameLength,
-        externalFileAttributes: f.entry.externalFileAttributes,
-      },
-    })),
-    skipped: listed.skipped,
-  };
+  const fields = new Float64Array(listed.files.length * ENTRY_FIELDS.length);
+  let at = 0;
+  for (const f of listed.files) for (const field of ENTRY_FIELDS) fields[at++] = f.entry[field];
+  return { names: listed.files.map((f) => f.name), fields, skipped: listed.skipped };
 }
 
 /**
@@ -147,11 +152,12 @@ export function portableListing(listed: Awaited<ReturnType<typeof listZipFiles>>
  * opened here: reading an entry (openReadStream, readStoredEntry) takes only these fields.
  */
 export function filesOfListing(listing: PortableListing): ZipFileEntry[] {
-  return listing.files.map((f) => ({
-    name: f.name,
-    size: f.size,
-    entry: Object.assign(Object.create(yauzl.Entry.prototype) as yauzl.Entry, f.entry),
-  }));
+  let at = 0;
+  return listing.names.map((name) => {
+    const entry = Object.create(yauzl.Entry.prototype) as yauzl.Entry;
+    for (const field of ENTRY_FIELDS) entry[field] = listing.fields[at++]!;
+    return { name, size: entry.uncompressedSize, entry };
+  });
 }
 
 /** Reads at most `limit` bytes of an entry (all of it when it is smaller) and reports whether that was all. */

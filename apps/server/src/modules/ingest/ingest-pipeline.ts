@@ -35,11 +35,13 @@ export interface IngestDeps {
  */
 export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger): Promise<void> {
   const startedAt = Date.now();
-  const size = await finishedUploadSize(deps.uploadArea, upload.objectName);
-  const quota = await ownerQuota(deps.users, upload.ownerId, deps.defaultMaxStorageGB);
   // What was learned while the upload arrived (this process, same bytes): the entries read, and the
   // archive's listing, made when its last byte came. It comes back while the archive is opened.
   const taking = deps.prescan?.take(upload.objectName);
+  const [size, quota] = await Promise.all([
+    finishedUploadSize(deps.uploadArea, upload.objectName),
+    ownerQuota(deps.users, upload.ownerId, deps.defaultMaxStorageGB),
+  ]);
   const archive = await openArchive(deps.uploadArea, upload.objectName, size, log);
   try {
     const taken = await taking;

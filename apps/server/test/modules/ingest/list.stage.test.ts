@@ -132,7 +132,11 @@ describe('list stage', () => {
     };
     await expect(listedAgain({ ...DEFAULT_ZIP_LIMITS, maxEntries: 1 }, made)).rejects.toThrow(/at most 1/);
     // (A listing with no files tells which one was used.)
-    const empty = { size: zip.length, limits: DEFAULT_ZIP_LIMITS, listing: { files: [], skipped: [] } };
+    const empty = {
+      size: zip.length,
+      limits: DEFAULT_ZIP_LIMITS,
+      listing: { names: [], fields: new Float64Array(0), skipped: [] },
+    };
     expect((await listedAgain(DEFAULT_ZIP_LIMITS, empty)).files).toHaveLength(0);
     const otherLimits = { ...empty, limits: { ...DEFAULT_ZIP_LIMITS, maxRatio: 2 } };
     expect((await listedAgain(DEFAULT_ZIP_LIMITS, otherLimits)).files).toHaveLength(2);
