@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { crc32 } from '@node-rs/crc32';
 import yauzl from 'yauzl';
+import { readPlainCentralDirectory } from './central-directory';
 
 /** A problem with the archive as a whole: nothing of it is imported and the user is told why. */
 export class IngestError extends Error {
@@ -36,16 +37,8 @@ export interface ZipFileEntry {
  * (`..`, absolute, drive letters), symbolic links, too many entries, and ZIP bombs (total size
  * and per-entry ratio) fail the whole archive. Returns the regular files; folders are dropped.
  */
-export async function listZipFiles(
-  zip: yauzl.ZipFile,
-  limits: ZipLimits,
-): Promise<{ files: ZipFileEntry[]; skipped: Array<{ name: string; reason: string }> }> {
-  if (zip.entryCount > limits.maxEntries) {
-    throw new IngestError(`The ZIP has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed.`);
-  }
-  const files: ZipFileEntry[] = [];
-  const skipped: Array<{ name: string; reason: string }> = [];
-  let declaredTotal = 0;
+export async function listZipFiles(zip: yauzl.ZipFile, limits: ZipLimits): Promise<ZipListing> {
+  const checks = new ListingChecks(zip.entryCount, limits);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       zip.removeAllListeners('entry');
@@ -57,40 +50,7 @@ export async function listZipFiles(
     zip.on('end', () => resolve());
     zip.on('entry', (entry: yauzl.Entry) => {
       try {
-        const name = entryName(entry);
-        const unsafe = unsafePathReason(name);
-        if (unsafe)
-          throw new IngestError(
-            `The ZIP contains an unsafe path (${unsafe}): "${shorten(name)}". Nothing was imported.`,
-          );
-        const unixMode = (entry.externalFileAttributes >>> 16) & 0o170000;
-        if (unixMode === 0o120000) {
-          throw new IngestError(
-            `The ZIP contains a symbolic link: "${shorten(name)}". Nothing was imported.`,
-          );
-        }
-        if (name.endsWith('/')) {
-          zip.readEntry();
-          return;
-        }
-        declaredTotal += entry.uncompressedSize;
-        if (declaredTotal > limits.maxInflatedBytes) {
-          throw new IngestError(
-            'The ZIP expands to more data than allowed (it looks like a ZIP bomb). Nothing was imported.',
-          );
-        }
-        if (
-          entry.uncompressedSize > limits.ratioFloorBytes &&
-          entry.uncompressedSize / Math.max(1, entry.compressedSize) > limits.maxRatio
-        ) {
-          throw new IngestError(
-            `The ZIP looks like a ZIP bomb: "${shorten(name)}" expands more than ${limits.maxRatio} times. Nothing was imported.`,
-          );
-        }
-        if (entry.generalPurposeBitFlag & 0x1) skipped.push({ name, reason: 'encrypted file' });
-        else if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
-          skipped.push({ name, reason: 'unsupported compression method' });
-        else files.push({ name, entry, size: entry.uncompressedSize });
+        checks.add(entry);
         zip.readEntry();
       } catch (err) {
         fail(err as Error);
@@ -101,7 +61,76 @@ export async function listZipFiles(
   zip.removeAllListeners('entry');
   zip.removeAllListeners('end');
   zip.removeAllListeners('error');
-  return { files, skipped };
+  return checks.listing;
+}
+
+/**
+ * The same listing as listZipFiles, of a plain archive (see central-directory.ts) read at once
+ * through `read`; null when the archive is not plain, for listZipFiles to list.
+ */
+export function listPlainZip(
+  read: (start: number, length: number) => Buffer,
+  size: number,
+  limits: ZipLimits,
+): ZipListing | null {
+  const directory = readPlainCentralDirectory(read, size);
+  if (!directory) return null;
+  const checks = new ListingChecks(directory.entryCount, limits);
+  for (const entry of directory.entries) checks.add(entry);
+  return checks.listing;
+}
+
+export interface ZipListing {
+  files: ZipFileEntry[];
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+/** listZipFiles's checks, entry by entry (the first failure throws its IngestError). */
+class ListingChecks {
+  readonly listing: ZipListing = { files: [], skipped: [] };
+  private declaredTotal = 0;
+
+  constructor(
+    entryCount: number,
+    private readonly limits: ZipLimits,
+  ) {
+    if (entryCount > limits.maxEntries) {
+      throw new IngestError(`The ZIP has ${entryCount} entries; at most ${limits.maxEntries} are allowed.`);
+    }
+  }
+
+  add(entry: yauzl.Entry): void {
+    const { limits } = this;
+    const name = entryName(entry);
+    const unsafe = unsafePathReason(name);
+    if (unsafe)
+      throw new IngestError(
+        `The ZIP contains an unsafe path (${unsafe}): "${shorten(name)}". Nothing was imported.`,
+      );
+    const unixMode = (entry.externalFileAttributes >>> 16) & 0o170000;
+    if (unixMode === 0o120000) {
+      throw new IngestError(`The ZIP contains a symbolic link: "${shorten(name)}". Nothing was imported.`);
+    }
+    if (name.endsWith('/')) return;
+    this.declaredTotal += entry.uncompressedSize;
+    if (this.declaredTotal > limits.maxInflatedBytes) {
+      throw new IngestError(
+        'The ZIP expands to more data than allowed (it looks like a ZIP bomb). Nothing was imported.',
+      );
+    }
+    if (
+      entry.uncompressedSize > limits.ratioFloorBytes &&
+      entry.uncompressedSize / Math.max(1, entry.compressedSize) > limits.maxRatio
+    ) {
+      throw new IngestError(
+        `The ZIP looks like a ZIP bomb: "${shorten(name)}" expands more than ${limits.maxRatio} times. Nothing was imported.`,
+      );
+    }
+    if (entry.generalPurposeBitFlag & 0x1) this.listing.skipped.push({ name, reason: 'encrypted file' });
+    else if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
+      this.listing.skipped.push({ name, reason: 'unsupported compression method' });
+    else this.listing.files.push({ name, entry, size: entry.uncompressedSize });
+  }
 }
 
 /** What processing uses of a central directory record: numbers only, so a listing can cross threads. */
@@ -140,7 +169,7 @@ export interface PortableListing {
   skipped: Array<{ name: string; reason: string }>;
 }
 
-export function portableListing(listed: Awaited<ReturnType<typeof listZipFiles>>): PortableListing {
+export function portableListing(listed: ZipListing): PortableListing {
   const fields = new Float64Array(listed.files.length * ENTRY_FIELDS.length);
   let at = 0;
   for (const f of listed.files) for (const field of ENTRY_FIELDS) fields[at++] = f.entry[field];

@@ -3,10 +3,12 @@ import type yauzl from 'yauzl';
 import { openCachedZipFile } from '../../dicom-archive/cached-zip';
 import {
   IngestError,
+  listPlainZip,
   listZipFiles,
   portableListing,
   type PortableListing,
   type ZipLimits,
+  type ZipListing,
 } from '../../dicom-archive/zip-reader';
 import {
   ZipStreamScanner,
@@ -208,6 +210,24 @@ export class UploadScans {
 
 /** Lists an archive on disk; null when it cannot be opened or read (the job then lists it itself and says why). */
 async function listArchive(path: string, size: number, limits: ZipLimits): Promise<ArchiveListing | null> {
+  const listed = (listing: ZipListing): ArchiveListing => ({
+    size,
+    limits,
+    listing: portableListing(listing),
+  });
+  const refusal = (err: unknown): ArchiveListing | null =>
+    err instanceof IngestError ? { size, limits, refused: err.message } : null;
+  // A plain archive's directory is read at once; anything else goes through yauzl.
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const plain = listPlainZip((start, length) => readRange(fd!, start, length), size, limits);
+    if (plain) return listed(plain);
+  } catch (err) {
+    return refusal(err);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
   let zip: yauzl.ZipFile;
   try {
     zip = await openCachedZipFile(path, size);
@@ -215,10 +235,22 @@ async function listArchive(path: string, size: number, limits: ZipLimits): Promi
     return null;
   }
   try {
-    return { size, limits, listing: portableListing(await listZipFiles(zip, limits)) };
+    return listed(await listZipFiles(zip, limits));
   } catch (err) {
-    return err instanceof IngestError ? { size, limits, refused: err.message } : null;
+    return refusal(err);
   } finally {
     zip.close();
   }
+}
+
+/** Up to `length` bytes of a file from `start`. */
+function readRange(fd: number, start: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, bytes, filled, length - filled, start + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return bytes.subarray(0, filled);
 }
