@@ -75,8 +75,6 @@ const CACHED_BLOCKS = 4;
  */
 class BlockCachedReader extends yauzl.RandomAccessReader {
   private readonly blocks = new Map<number, Promise<Buffer>>();
-  /** The blocks of `blocks` that have arrived, for reads served without waiting. */
-  private readonly loaded = new Map<number, Buffer>();
 
   constructor(
     readonly size: number,
@@ -92,17 +90,10 @@ class BlockCachedReader extends yauzl.RandomAccessReader {
     if (!block) {
       const start = index * BLOCK_SIZE;
       block = this.readAt(start, Math.min(BLOCK_SIZE, this.size - start));
-      block.then(
-        (bytes) => this.blocks.has(index) && this.loaded.set(index, bytes),
-        () => this.blocks.delete(index),
-      );
+      block.catch(() => this.blocks.delete(index));
       this.blocks.set(index, block);
       // Map order is insertion order: drop the oldest block.
-      if (this.blocks.size > CACHED_BLOCKS) {
-        const oldest = this.blocks.keys().next().value!;
-        this.blocks.delete(oldest);
-        this.loaded.delete(oldest);
-      }
+      if (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
     }
     return block;
   }
@@ -115,37 +106,24 @@ class BlockCachedReader extends yauzl.RandomAccessReader {
     callback: (err: Error | null, bytesRead?: number) => void,
   ): void {
     if (length > SMALL_READ) return super.read(buffer, offset, length, position, callback);
-    // Most reads (a central directory record, one after the other) fall in a block already here:
-    // copied at once, answered in a microtask (never within the call, which would nest yauzl's
-    // entry after entry on the stack).
-    const index = Math.floor(position / BLOCK_SIZE);
-    const block = this.loaded.get(index);
-    const end = Math.min(position + length, this.size);
-    if (block && end <= index * BLOCK_SIZE + block.length) {
-      const from = position - index * BLOCK_SIZE;
-      const n = block.copy(buffer, offset, from, from + (end - position));
-      queueMicrotask(() => callback(null, n));
-      return;
-    }
-    this.copyAcrossBlocks(buffer, offset, position, end).then(
+    const copy = async () => {
+      const end = Math.min(position + length, this.size);
+      let at = position;
+      while (at < end) {
+        const index = Math.floor(at / BLOCK_SIZE);
+        const block = await this.block(index);
+        const from = at - index * BLOCK_SIZE;
+        const n = Math.min(end - at, block.length - from);
+        if (n <= 0) break;
+        block.copy(buffer, offset + (at - position), from, from + n);
+        at += n;
+      }
+      return at - position;
+    };
+    copy().then(
       (bytesRead) => callback(null, bytesRead),
       (err: Error) => callback(err),
     );
-  }
-
-  /** Copies bytes `position`..`end` into `buffer` at `offset` from the blocks they fall in, read as needed. */
-  private async copyAcrossBlocks(buffer: Buffer, offset: number, position: number, end: number) {
-    let at = position;
-    while (at < end) {
-      const index = Math.floor(at / BLOCK_SIZE);
-      const block = await this.block(index);
-      const from = at - index * BLOCK_SIZE;
-      const n = Math.min(end - at, block.length - from);
-      if (n <= 0) break;
-      block.copy(buffer, offset + (at - position), from, from + n);
-      at += n;
-    }
-    return at - position;
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
@@ -155,7 +133,6 @@ class BlockCachedReader extends yauzl.RandomAccessReader {
 
   override close(callback: (err: Error | null) => void): void {
     this.blocks.clear();
-    this.loaded.clear();
     if (!this.onClose) return void setImmediate(() => callback(null));
     this.onClose().then(
       () => callback(null),

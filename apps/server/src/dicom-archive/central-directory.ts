@@ -98,7 +98,7 @@ function readRecord(directory: Buffer, at: number): yauzl.Entry | null {
   return entry;
 }
 
-/** The extra fields as yauzl splits them; null when one overruns (an error in yauzl) or is ZIP64's. */
+/** The extra fields as yauzl splits them; null when one overruns the record (an error in yauzl). */
 function plainExtraFields(extra: Buffer): Array<{ id: number; data: Buffer }> | null {
   const fields: Array<{ id: number; data: Buffer }> = [];
   let i = 0;
