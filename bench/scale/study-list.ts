@@ -14,7 +14,12 @@
  * the answers do, measuring each latency from the request's scheduled send time. Server CPU per
  * answer is `process.cpuUsage()` of this process (event loop, zlib and libuv threads) over the row,
  * divided by the answers.
+ *
+ * On a machine with two cores or more, the load generator runs on the last core and this process
+ * (the server: event loop, zlib and libuv threads) on the others (taskset), so neither measures the
+ * other's CPU. PostgreSQL's processes are left free: the list is served from memory.
  */
+import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
@@ -42,11 +47,22 @@ interface Load {
   service: { p50: number; p99: number };
   clientCpuMs: number;
 }
-const openLoop = (job: Record<string, unknown>) => runScript<Load>('./open-loop.mjs', job);
+// The load generator on a core of its own; the server (this process, every thread) on the rest.
+const CORES = cpus().length;
+const GENERATOR_CORE = CORES >= 2 ? String(CORES - 1) : undefined;
+const SERVER_CORES = CORES >= 2 ? (CORES === 2 ? '0' : `0-${CORES - 2}`) : undefined;
+if (SERVER_CORES)
+  execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORES, String(process.pid)], { stdio: 'ignore' });
+const openLoop = (job: Record<string, unknown>) =>
+  runScript<Load>('./open-loop.mjs', job, GENERATOR_CORE ? { cores: GENERATOR_CORE } : {});
 
 const ctx = await createTestContext({ LOG_LEVEL: 'silent' });
 const sqlClient = new pg.Client({ connectionString: ctx.services.config.databaseUrl });
 await sqlClient.connect();
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
 const fmtLoad = () =>
   loadavg()
     .map((x) => x.toFixed(2))
@@ -62,6 +78,12 @@ try {
   const userId = me.json().id as string;
   const fillSeconds = await seedStudies(sqlClient, userId, STUDIES);
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  // Server time: from the request's arrival to the last byte of its answer handed to the socket.
+  let serverTimes: number[] = [];
+  ctx.app.server.prependListener('request', (_req: unknown, res: import('node:http').ServerResponse) => {
+    const arrived = performance.now();
+    res.once('finish', () => serverTimes.push(performance.now() - arrived));
+  });
   const addr = ctx.app.server.address();
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   const listPath = `/api/studies/user/${userId}`;
@@ -75,25 +97,27 @@ try {
   const gzBytes = Number(gz.headers.get('content-length') ?? (await gz.arrayBuffer()).byteLength);
 
   console.log(
-    `PostgreSQL, database ${ctx.services.config.databaseUrl?.split('/').pop()}; ${cpus().length} cores (${cpus()[0]?.model}); ${STUDIES} studies filled in ${fillSeconds.toFixed(1)} s; answer ${(body.length / 1024).toFixed(0)} KiB (${(gzBytes / 1024).toFixed(0)} KiB gzip)`,
+    `PostgreSQL, database ${ctx.services.config.databaseUrl?.split('/').pop()}; ${cpus().length} cores (${cpus()[0]?.model}); server on core(s) ${SERVER_CORES ?? 'any'}, load generator on core ${GENERATOR_CORE ?? 'any'}; ${STUDIES} studies filled in ${fillSeconds.toFixed(1)} s; answer ${(body.length / 1024).toFixed(0)} KiB (${(gzBytes / 1024).toFixed(0)} KiB gzip)`,
   );
   console.log(
     `offered ${RATE} requests/s for ${SECONDS} s per row, open loop; latency from the scheduled send time`,
   );
-  const rows: Array<{ name: string; load: Load; cpuMs: number }> = [];
+  const rows: Array<{ name: string; load: Load; cpuMs: number; server: { p50: number; p99: number } }> = [];
   const row = async (name: string, path: string, headers: Record<string, string>) => {
     // Each answer writes an audit row: start every row with the audit table vacuumed.
     await sqlClient.query('vacuum analyze audit_events');
+    serverTimes = [];
     const cpu0 = process.cpuUsage();
     const load = await openLoop({ url: `${base}${path}`, headers, rate: RATE, seconds: SECONDS });
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, load.answered);
-    rows.push({ name, load, cpuMs });
+    const server = { p50: percentile(serverTimes, 50), p99: percentile(serverTimes, 99) };
+    rows.push({ name, load, cpuMs, server });
     const l = load.latency;
     console.log(
-      `${name.padEnd(36)} p50 ${l.p50.toFixed(1).padStart(6)} ms  p90 ${l.p90.toFixed(1).padStart(6)}  p99 ${l.p99.toFixed(1).padStart(6)}  p99.9 ${l.p999.toFixed(1).padStart(6)}  max ${l.max.toFixed(1).padStart(6)} | answered ${load.answered}/${load.requests} ${JSON.stringify(load.statuses)} errors ${load.errors} in ${(load.elapsedMs / 1000).toFixed(1)} s, from the actual send p50 ${load.service.p50.toFixed(1)} / p99 ${load.service.p99.toFixed(1)} ms, ${load.sockets} connections, send lag max ${load.maxSendLagMs.toFixed(1)} ms | server CPU ${cpuMs.toFixed(3)} ms/answer (${((cpuMs * RATE) / 10).toFixed(0)} % of a core) | client CPU ${(load.clientCpuMs / load.answered).toFixed(3)} ms/answer | load ${fmtLoad()}`,
+      `${name.padEnd(36)} server time p50 ${server.p50.toFixed(1)} / p99 ${server.p99.toFixed(1)} ms | at the client p50 ${l.p50.toFixed(1).padStart(6)} ms  p90 ${l.p90.toFixed(1).padStart(6)}  p99 ${l.p99.toFixed(1).padStart(6)}  p99.9 ${l.p999.toFixed(1).padStart(6)}  max ${l.max.toFixed(1).padStart(6)} | answered ${load.answered}/${load.requests} ${JSON.stringify(load.statuses)} errors ${load.errors} in ${(load.elapsedMs / 1000).toFixed(1)} s, from the actual send p50 ${load.service.p50.toFixed(1)} / p99 ${load.service.p99.toFixed(1)} ms, ${load.sockets} connections, send lag max ${load.maxSendLagMs.toFixed(1)} ms | server CPU ${cpuMs.toFixed(3)} ms/answer (${((cpuMs * RATE) / 10).toFixed(0)} % of a core) | client CPU ${(load.clientCpuMs / load.answered).toFixed(3)} ms/answer | load ${fmtLoad()}`,
     );
-    return { load, cpuMs };
+    return { load, cpuMs, server };
   };
   // Warm-up, not counted (JIT, connection pool, the list cache).
   await openLoop({
@@ -126,7 +150,7 @@ try {
   const healthCpu = (health.cpuMs + health2.cpuMs) / 2;
   const configCpu = (config.cpuMs + config2.cpuMs) / 2;
   console.log(
-    `\ntargets: p99 < 50 ms; server CPU per answer within 2× of /api/health (${healthCpu.toFixed(3)} ms; it writes and fsyncs a probe file and asks the database twice), and, stricter, of /api/config (${configCpu.toFixed(3)} ms):`,
+    `\ntargets: server time p99 < 50 ms (and at the client); server CPU per answer within 2× of /api/health (${healthCpu.toFixed(3)} ms; it writes and fsyncs a probe file and asks the database twice), and, stricter, of /api/config (${configCpu.toFixed(3)} ms):`,
   );
   for (const [name, r] of [
     ['gzip (browser)', browser],
@@ -134,7 +158,7 @@ try {
     ['plain', plain],
   ] as const)
     console.log(
-      `  ${name.padEnd(16)} p99 ${r.load.latency.p99.toFixed(1)} ms: ${r.load.latency.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | CPU ${(r.cpuMs / healthCpu).toFixed(2)}× /api/health: ${r.cpuMs <= 2 * healthCpu ? 'met' : 'NOT met'} | ${(r.cpuMs / configCpu).toFixed(2)}× /api/config: ${r.cpuMs <= 2 * configCpu ? 'met' : 'NOT met'}`,
+      `  ${name.padEnd(16)} server time p99 ${r.server.p99.toFixed(1)} ms: ${r.server.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | at the client p99 ${r.load.latency.p99.toFixed(1)} ms: ${r.load.latency.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | CPU ${(r.cpuMs / healthCpu).toFixed(2)}× /api/health: ${r.cpuMs <= 2 * healthCpu ? 'met' : 'NOT met'} | ${(r.cpuMs / configCpu).toFixed(2)}× /api/config: ${r.cpuMs <= 2 * configCpu ? 'met' : 'NOT met'}`,
     );
 } finally {
   await sqlClient.end();
