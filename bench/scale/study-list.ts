@@ -111,11 +111,12 @@ try {
     const load = await openLoop({ url: `${base}${path}`, headers, rate: RATE, seconds: SECONDS });
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, load.answered);
+    const systemMs = cpu.system / 1000 / Math.max(1, load.answered);
     const server = { p50: percentile(serverTimes, 50), p99: percentile(serverTimes, 99) };
     rows.push({ name, load, cpuMs, server });
     const l = load.latency;
     console.log(
-      `${name.padEnd(36)} server time p50 ${server.p50.toFixed(1)} / p99 ${server.p99.toFixed(1)} ms | at the client p50 ${l.p50.toFixed(1).padStart(6)} ms  p90 ${l.p90.toFixed(1).padStart(6)}  p99 ${l.p99.toFixed(1).padStart(6)}  p99.9 ${l.p999.toFixed(1).padStart(6)}  max ${l.max.toFixed(1).padStart(6)} | answered ${load.answered}/${load.requests} ${JSON.stringify(load.statuses)} errors ${load.errors} in ${(load.elapsedMs / 1000).toFixed(1)} s, from the actual send p50 ${load.service.p50.toFixed(1)} / p99 ${load.service.p99.toFixed(1)} ms, ${load.sockets} connections, send lag max ${load.maxSendLagMs.toFixed(1)} ms | server CPU ${cpuMs.toFixed(3)} ms/answer (${((cpuMs * RATE) / 10).toFixed(0)} % of a core) | client CPU ${(load.clientCpuMs / load.answered).toFixed(3)} ms/answer | load ${fmtLoad()}`,
+      `${name.padEnd(36)} server time p50 ${server.p50.toFixed(1)} / p99 ${server.p99.toFixed(1)} ms | at the client p50 ${l.p50.toFixed(1).padStart(6)} ms  p90 ${l.p90.toFixed(1).padStart(6)}  p99 ${l.p99.toFixed(1).padStart(6)}  p99.9 ${l.p999.toFixed(1).padStart(6)}  max ${l.max.toFixed(1).padStart(6)} | answered ${load.answered}/${load.requests} ${JSON.stringify(load.statuses)} errors ${load.errors} in ${(load.elapsedMs / 1000).toFixed(1)} s, from the actual send p50 ${load.service.p50.toFixed(1)} / p99 ${load.service.p99.toFixed(1)} ms, ${load.sockets} connections, send lag max ${load.maxSendLagMs.toFixed(1)} ms | server CPU ${cpuMs.toFixed(3)} ms/answer (${((cpuMs * RATE) / 10).toFixed(0)} % of a core; in the kernel ${systemMs.toFixed(3)} ms) | client CPU ${(load.clientCpuMs / load.answered).toFixed(3)} ms/answer | load ${fmtLoad()}`,
     );
     return { load, cpuMs, server };
   };
