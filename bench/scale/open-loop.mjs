@@ -29,6 +29,8 @@ let errors = 0;
 let bytes = 0;
 const statuses = {};
 let sockets = 0;
+/** Bytes of a read looked at for the end of a response head at a time (heads are far smaller). */
+const HEAD_SCAN = 8192;
 /** Connections with no request in flight. */
 const idle = [];
 
@@ -61,14 +63,17 @@ class Connection {
     let i = 0;
     while (i < n && this.pending) {
       if (this.state === 'head') {
-        const text = buf.latin1Slice(i, n);
-        const end = (this.head + text).indexOf('\r\n\r\n');
+        // Only the head becomes text, never the body that follows it in the same read.
+        const upTo = Math.min(n, i + HEAD_SCAN);
+        const head = this.head + buf.latin1Slice(i, upTo);
+        const end = head.indexOf('\r\n\r\n');
         if (end < 0) {
-          this.head += text;
-          return;
+          this.head = head;
+          i = upTo;
+          continue;
         }
         i += end + 4 - this.head.length;
-        this.startBody(this.head + text.slice(0, end + 4 - this.head.length));
+        this.startBody(head.slice(0, end + 4));
       } else if (this.state === 'body') {
         const take = Math.min(this.remaining, n - i);
         bytes += take;

@@ -23,6 +23,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { createTestContext, registerPatient } from '../../apps/server/test/helpers/test-app';
+import { percentile } from '../median';
 import { runScript } from './run-script';
 import { seedStudies } from './seed-studies';
 
@@ -59,10 +60,6 @@ const openLoop = (job: Record<string, unknown>) =>
 const ctx = await createTestContext({ LOG_LEVEL: 'silent' });
 const sqlClient = new pg.Client({ connectionString: ctx.services.config.databaseUrl });
 await sqlClient.connect();
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-};
 const fmtLoad = () =>
   loadavg()
     .map((x) => x.toFixed(2))
