@@ -143,6 +143,8 @@ try {
   });
   const revalidate = await row('list, If-None-Match (304)', listPath, { ...auth, 'if-none-match': etag });
   const plain = await row('list, plain (no Accept-Encoding)', listPath, auth);
+  // What an API client that takes no gzip can ask for instead: a page (http/serialized-list.ts).
+  const paged = await row('list, plain, a page of 100', `${listPath}?offset=5000&limit=100`, auth);
   const config2 = await row('GET /api/config again', '/api/config', auth);
   const health2 = await row('GET /api/health again', '/api/health', {});
   const healthCpu = (health.cpuMs + health2.cpuMs) / 2;
@@ -154,6 +156,7 @@ try {
     ['gzip (browser)', browser],
     ['If-None-Match', revalidate],
     ['plain', plain],
+    ['plain, 100', paged],
   ] as const)
     console.log(
       `  ${name.padEnd(16)} server time p99 ${r.server.p99.toFixed(1)} ms: ${r.server.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | at the client p99 ${r.load.latency.p99.toFixed(1)} ms: ${r.load.latency.p99 < 50 && r.load.errors === 0 ? 'met' : 'NOT met'} | CPU ${(r.cpuMs / healthCpu).toFixed(2)}× /api/health: ${r.cpuMs <= 2 * healthCpu ? 'met' : 'NOT met'} | ${(r.cpuMs / configCpu).toFixed(2)}× /api/config: ${r.cpuMs <= 2 * configCpu ? 'met' : 'NOT met'}`,

@@ -207,7 +207,11 @@ export const sharedStudySchema = z.object({
   study: studyListItemSchema,
 });
 export type SharedStudy = z.infer<typeof sharedStudySchema>;
-export const sharedStudyListSchema = z.object({ data: z.array(sharedStudySchema) });
+export const sharedStudyListSchema = z.object({
+  data: z.array(sharedStudySchema),
+  /** The whole list's length, when a page was asked for (listPageQuerySchema). */
+  total: z.number().int().optional(),
+});
 
 export const linkShareBodySchema = z.strictObject({
   targetUser: uuid,

@@ -67,7 +67,20 @@ export const studyListItemSchema = studySchema
   });
 export type StudyListItem = z.infer<typeof studyListItemSchema>;
 
-export const studyListSchema = z.object({ data: z.array(studyListItemSchema) });
+/**
+ * Paging of a list for API clients (`?offset=&limit=`). Without either the whole list comes, as the
+ * web app reads it; with either, the answer also carries `total`, the length of the whole list.
+ */
+export const listPageQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const studyListSchema = z.object({
+  data: z.array(studyListItemSchema),
+  /** The whole list's length, when a page was asked for. */
+  total: z.number().int().optional(),
+});
 export const studyResponseSchema = z.object({ data: studySchema });
 
 /** A study as the Analysis services page shows it. */

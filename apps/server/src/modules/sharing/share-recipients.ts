@@ -1,6 +1,6 @@
 import type { SharedStudy } from '@mi/contracts/sharing';
 import { AppError } from '../../http/app-error';
-import { isNotModified } from '../../http/serialized-list';
+import { isNotModified, type ListPage, serializeItems } from '../../http/serialized-list';
 import type { RequestMeta } from '../../http/request-meta';
 import { relationOf, type Principal, type StudyRow } from '../access';
 import type { AuthenticatedSession } from '../auth';
@@ -23,6 +23,7 @@ export function createSharedWithMe(deps: SharingDeps) {
       userId: string,
       meta: RequestMeta,
       ifNoneMatch?: string,
+      page?: ListPage,
     ): Promise<CachedSharedList & { notModified: boolean }> {
       const me = auth.user;
       if (userId !== me.id) {
@@ -55,7 +56,7 @@ export function createSharedWithMe(deps: SharingDeps) {
             owner: { name: r.ownerName, email: r.ownerEmail },
             study: toStudyListItemDto(r.study),
           }));
-          return { json: JSON.stringify({ data }), count: data.length };
+          return serializeItems(data);
         },
       );
       // Patient data was read: batched, like the My Studies list's record.
@@ -68,9 +69,9 @@ export function createSharedWithMe(deps: SharingDeps) {
         outcome: 'success',
         requestId: meta.requestId,
         ip: meta.ip,
-        details: { count: list.count },
+        details: { count: list.count, ...(page ? { page } : {}) },
       });
-      const notModified = isNotModified(ifNoneMatch, list);
+      const notModified = isNotModified(ifNoneMatch, list, page);
       return { ...list, notModified };
     },
 

@@ -2,26 +2,19 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
+import type { SerializedItems, SerializedList } from '../../http/serialized-list';
 
 const gzip = promisify(gzipCallback);
 
 /** One user's Shared Studies list, serialised once and served until something in it changes. */
-export interface CachedSharedList {
+export interface CachedSharedList extends SerializedList {
   version: string;
-  body: Buffer;
-  etag: string;
-  gzipped: Buffer;
-  gzippedEtag: string;
-  count: number;
   /** Every owner with a live share to the user (whose changes may change the list). */
   owners: string[];
 }
 
-/** The list as the route sends it. */
-export interface BuiltSharedList {
-  json: string;
-  count: number;
-}
+/** The list as the route sends it (http/serialized-list.ts). */
+export type BuiltSharedList = SerializedItems;
 
 /** What the list depends on: its fingerprint, and every owner with a live share to the user. */
 export interface SharedListFingerprint {
@@ -49,7 +42,7 @@ export function createSharedListCache(deps: { feed: ChangeFeed; maxBytes?: numbe
   function drop(userId: string) {
     const old = entries.get(userId);
     if (!old) return;
-    bytes -= old.body.length + old.gzipped.length;
+    bytes -= old.body.length + old.bounds.byteLength + old.gzipped.length;
     entries.delete(userId);
     for (const owner of old.owners) {
       const users = byOwner.get(owner);
@@ -97,7 +90,7 @@ export function createSharedListCache(deps: { feed: ChangeFeed; maxBytes?: numbe
   function keep(userId: string, list: CachedSharedList) {
     drop(userId);
     entries.set(userId, list);
-    bytes += list.body.length + list.gzipped.length;
+    bytes += list.body.length + list.bounds.byteLength + list.gzipped.length;
     for (const owner of list.owners) {
       const users = byOwner.get(owner) ?? new Set<string>();
       users.add(userId);
@@ -110,16 +103,14 @@ export function createSharedListCache(deps: { feed: ChangeFeed; maxBytes?: numbe
   }
 
   async function serialise(fp: SharedListFingerprint, built: BuiltSharedList): Promise<CachedSharedList> {
-    const body = Buffer.from(built.json);
-    const gzipped = await gzip(body, { level: 6 });
+    const gzipped = await gzip(built.body, { level: 6 });
     const tag = (b: Buffer) => `"${createHash('sha1').update(b).digest('base64url')}"`;
     return {
+      ...built,
       version: fp.version,
-      body,
-      etag: tag(body),
+      etag: tag(built.body),
       gzipped,
       gzippedEtag: tag(gzipped),
-      count: built.count,
       owners: fp.owners,
     };
   }

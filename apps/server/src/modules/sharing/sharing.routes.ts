@@ -11,8 +11,9 @@ import {
   shareListSchema,
   sharedStudyListSchema,
 } from '@mi/contracts/sharing';
+import { listPageQuerySchema } from '@mi/contracts/studies';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import { ifNoneMatchOf, sendSerializedList } from '../../http/serialized-list';
+import { ifNoneMatchOf, pageOf, sendSerializedList } from '../../http/serialized-list';
 import type { SharingService } from './sharing.service';
 
 const id = z.string().min(1).max(200);
@@ -103,19 +104,22 @@ export function sharingRoutes(sharing: SharingService): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['sharing'],
-          summary: 'The studies shared with you (Shared Studies)',
+          summary: 'The studies shared with you (Shared Studies; all, or a page: offset, limit)',
           params: z.object({ userId: id }),
+          querystring: listPageQuerySchema,
           response: { 200: sharedStudyListSchema, ...errors },
         },
       },
       async (req, reply) => {
+        const page = pageOf(req.query);
         const list = await sharing.listSharedWithMe(
           requireUser(req),
           req.params.userId,
           requestMeta(req),
           ifNoneMatchOf(req),
+          page,
         );
-        return sendSerializedList(req, reply as unknown as FastifyReply, list);
+        return sendSerializedList(req, reply as unknown as FastifyReply, list, page);
       },
     );
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorBodySchema, errorStatus } from '@mi/contracts/errors';
 import {
   analysisStudySchema,
+  listPageQuerySchema,
   processStudyBodySchema,
   processStudyResponseSchema,
   studyListSchema,
@@ -11,7 +12,7 @@ import {
 } from '@mi/contracts/studies';
 import { AppError } from '../../http/app-error';
 import { requestMeta, requireUser } from '../../http/auth-hook';
-import { ifNoneMatchOf, sendSerializedList } from '../../http/serialized-list';
+import { ifNoneMatchOf, pageOf, sendSerializedList } from '../../http/serialized-list';
 import { parseRange } from './download-zip';
 import { toAnalysisStudyDto, toStudyDto, type StudiesService } from './studies.service';
 
@@ -56,19 +57,22 @@ export function studiesRoutes(
       {
         schema: {
           tags: ['studies'],
-          summary: "The user's processed studies, newest upload first",
+          summary: "The user's processed studies, newest upload first (all, or a page: offset, limit)",
           params: z.object({ userId: id }),
+          querystring: listPageQuerySchema,
           response: { 200: studyListSchema, ...errors },
         },
       },
       async (req, reply) => {
+        const page = pageOf(req.query);
         const list = await studies.listSerialized(
           requireUser(req),
           req.params.userId,
           requestMeta(req),
           ifNoneMatchOf(req),
+          page,
         );
-        return sendSerializedList(req, reply as unknown as FastifyReply, list);
+        return sendSerializedList(req, reply as unknown as FastifyReply, list, page);
       },
     );
 

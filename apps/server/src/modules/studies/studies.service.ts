@@ -1,7 +1,7 @@
 import type { AnalysisStudy, Study, StudyListItem } from '@mi/contracts/studies';
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
-import { isNotModified } from '../../http/serialized-list';
+import { isNotModified, type ListPage, serializeItems } from '../../http/serialized-list';
 import type { JobQueue, JobTarget } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService, StudyAction } from '../access';
@@ -43,8 +43,7 @@ function createStudiesTools(deps: Deps) {
     feed: deps.changes,
     version: (ownerId) => repo.listVersion(ownerId),
     async build(ownerId) {
-      const rows = await repo.listCompleted(ownerId);
-      return { json: JSON.stringify({ data: rows.map(toStudyListItemDto) }), count: rows.length };
+      return serializeItems((await repo.listCompleted(ownerId)).map(toStudyListItemDto));
     },
   });
 
@@ -225,10 +224,11 @@ function createStudyReading(deps: Deps, tools: StudiesTools) {
       userId: string,
       meta: RequestMeta,
       ifNoneMatch: string | undefined,
+      page?: ListPage,
     ) {
       await requireSelf(auth, userId, 'study.list', meta);
       const list = await listCache.get(userId);
-      const notModified = isNotModified(ifNoneMatch, list);
+      const notModified = isNotModified(ifNoneMatch, list, page);
       deps.auditBuffer.record({
         actorId: auth.user.id,
         actorRole: auth.user.role,
@@ -238,7 +238,11 @@ function createStudyReading(deps: Deps, tools: StudiesTools) {
         outcome: 'success',
         requestId: meta.requestId,
         ip: meta.ip,
-        details: { count: list.count, ...(notModified ? { notModified: true } : {}) },
+        details: {
+          count: list.count,
+          ...(page ? { page } : {}),
+          ...(notModified ? { notModified: true } : {}),
+        },
       });
       return { ...list, notModified };
     },

@@ -2,19 +2,17 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
+import type { SerializedList, SerializedItems } from '../../http/serialized-list';
 
 const gzip = promisify(gzipCallback);
 
-/** One owner's studies list, serialised once and served until the owner's list version moves. */
-export interface CachedStudyList {
+/**
+ * One owner's studies list, serialised once and served until the owner's list version moves: the
+ * body exactly as sent, and the same bytes gzip-encoded (a list is ~420 bytes a study and compresses
+ * about 15-fold).
+ */
+export interface CachedStudyList extends SerializedList {
   version: number;
-  /** `{"data":[…]}` exactly as sent. */
-  body: Buffer;
-  etag: string;
-  /** The same bytes gzip-encoded (a list is ~650 bytes a study and compresses about 15-fold), and its ETag. */
-  gzipped: Buffer;
-  gzippedEtag: string;
-  count: number;
 }
 
 interface Deps {
@@ -22,8 +20,8 @@ interface Deps {
   feed: ChangeFeed;
   /** The owner's list version; one indexed single-row read, on a miss or while the feed is down. */
   version(ownerId: string): Promise<number>;
-  /** The list as the route sends it. */
-  build(ownerId: string): Promise<{ json: string; count: number }>;
+  /** The list as the route sends it (http/serialized-list.ts). */
+  build(ownerId: string): Promise<SerializedItems>;
   /** Memory the cached lists may take in this process. */
   maxBytes?: number;
 }
@@ -54,20 +52,20 @@ export function createStudyListCache(deps: Deps) {
   function drop(ownerId: string) {
     const old = entries.get(ownerId);
     if (!old) return;
-    bytes -= old.body.length + old.gzipped.length;
+    bytes -= sizeOf(old);
     entries.delete(ownerId);
   }
 
   function store(ownerId: string, entry: CachedStudyList) {
     drop(ownerId);
-    const size = entry.body.length + entry.gzipped.length;
+    const size = sizeOf(entry);
     if (size > maxBytes) return;
     entries.set(ownerId, entry);
     bytes += size;
     for (const [key, e] of entries) {
       if (bytes <= maxBytes) break;
       entries.delete(key);
-      bytes -= e.body.length + e.gzipped.length;
+      bytes -= sizeOf(e);
     }
   }
 
@@ -95,12 +93,11 @@ export function createStudyListCache(deps: Deps) {
     // The version is read before the rows: a change landing in between makes the stored version
     // older than the bytes, which only costs a rebuild next time, never a stale answer.
     const version = await deps.version(ownerId);
-    const { json, count } = await deps.build(ownerId);
-    const body = Buffer.from(json);
+    const { body, bounds, count } = await deps.build(ownerId);
     const hash = createHash('sha256').update(body).digest('base64url').slice(0, 32);
     // Compressed off the main thread (zlib's pool), once per change of the list.
     const gzipped = await gzip(body, { level: 6 });
-    const entry = { version, body, etag: `"${hash}"`, gzipped, gzippedEtag: `"${hash}-gz"`, count };
+    const entry = { version, body, bounds, etag: `"${hash}"`, gzipped, gzippedEtag: `"${hash}-gz"`, count };
     if (!build.stale && gapsAtStart === gaps) store(ownerId, entry);
     return entry;
   }
@@ -143,4 +140,8 @@ export function createStudyListCache(deps: Deps) {
     stats: () => ({ entries: entries.size, bytes }),
   };
 }
+function sizeOf(list: CachedStudyList): number {
+  return list.body.length + list.bounds.byteLength + list.gzipped.length;
+}
+
 export type StudyListCache = ReturnType<typeof createStudyListCache>;

@@ -199,6 +199,15 @@ describe('the Shared Studies list', () => {
     expect((renamed?.owner as { name?: string }).name).toBe('Renamed Owner');
     const gz = await ctx.app.inject({ url, headers: { ...reader.auth, 'accept-encoding': 'gzip' } });
     expect(gz.headers['content-encoding']).toBe('gzip');
+
+    // API clients may page it: slices of the same list, with its length.
+    const all = (await sharedWith(reader)).map((s) => s._id);
+    expect(all.length).toBeGreaterThanOrEqual(1);
+    const paged = await ctx.app.inject({ url: `${url}?offset=0&limit=1`, headers: reader.auth });
+    expect(paged.json()).toMatchObject({ data: [{ _id: all[0] }], total: all.length });
+    expect(paged.headers.etag).not.toBe(changed.headers.etag);
+    const past = await ctx.app.inject({ url: `${url}?offset=${all.length}`, headers: reader.auth });
+    expect(past.json()).toEqual({ data: [], total: all.length });
   });
 });
 

@@ -95,6 +95,64 @@ describe('studies list', () => {
     }
   });
 
+  it('pages for API clients: slices of the same list, a total, a tag of their own', async () => {
+    const pat = await newPatient(ctx, 'pages-list@example.com');
+    // Characters of two, three and four bytes: a page is cut at byte offsets.
+    for (const d of ['Ärztlich', 'Ωmega – Übersicht', 'Plain', 'Emoji 🩻']) await upload(pat, d);
+    const page = (query: string, headers: Record<string, string> = {}) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: `/api/studies/user/${pat.id}?${query}`,
+        headers: { ...pat.auth, ...headers },
+      });
+    const whole = await list(pat);
+    const all = whole.json().data as Array<{ id: string }>;
+    expect(all).toHaveLength(4);
+    expect(whole.json().total).toBeUndefined();
+    for (const [query, from, to] of [
+      ['offset=0&limit=2', 0, 2],
+      ['offset=2&limit=2', 2, 4],
+      ['offset=3&limit=1000', 3, 4],
+      ['offset=1', 1, 4],
+      ['limit=3', 0, 3],
+      ['offset=4', 4, 4],
+      ['offset=99&limit=5', 4, 4],
+    ] as const) {
+      const res = await page(query, { 'accept-encoding': 'gzip' });
+      expect(res.statusCode, query).toBe(200);
+      // A page is small: sent as it is, whatever the client accepts.
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json() as { data: unknown[]; total: number };
+      expect(body, query).toEqual({ data: all.slice(from, to), total: 4 });
+      for (const item of body.data) studyListItemSchema.strict().parse(item);
+    }
+    for (const bad of ['limit=0', 'limit=1001', 'offset=-1', 'limit=two', 'offset=1.5'])
+      expect((await page(bad)).statusCode, bad).toBe(400);
+
+    // Each page has its own tag, which moves with the list.
+    const first = await page('offset=0&limit=2');
+    const tag = String(first.headers.etag);
+    expect(tag).toMatch(/^"[\w-]+"$/);
+    expect(tag).not.toBe(whole.headers.etag);
+    expect(tag).not.toBe((await page('offset=1&limit=2')).headers.etag);
+    expect((await page('offset=0&limit=2', { 'if-none-match': tag })).statusCode).toBe(304);
+    expect((await page('offset=0&limit=2', { 'if-none-match': String(whole.headers.etag) })).statusCode).toBe(
+      200,
+    );
+    const newest = await upload(pat, 'Newest');
+    const moved = await page('offset=0&limit=2', { 'if-none-match': tag });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json()).toMatchObject({ data: [{ id: newest }, { id: all[0]!.id }], total: 5 });
+    // Someone else's list stays a 404, paged or not.
+    const stranger = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/studies/user/${pat.id}?offset=0&limit=2`,
+      headers: eve.auth,
+    });
+    expect(stranger.statusCode).toBe(404);
+  });
+
   it('changes as soon as a study is added, changed by any writer, or deleted', async () => {
     const before = await list(ada);
     const etag0 = String(before.headers.etag);
