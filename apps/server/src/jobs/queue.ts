@@ -350,9 +350,15 @@ function createLeases(database: Database, log: Logger, boss: PgBoss) {
   }
 
   return {
+    /**
+     * Committed without waiting for the write-ahead log's flush (set_config for this statement's own
+     * transaction): a lease lost to a crash of the database server is what reclaimOrphans is for, and
+     * every job starts after this write.
+     */
     async hold(jobId: string, jobName: string) {
       await sql(
-        `insert into job_leases (job_id, job_name, owner, heartbeat_at) values ($1, $2, $3, now())
+        `insert into job_leases (job_id, job_name, owner, heartbeat_at)
+         select $1, $2, $3, now() from (select set_config('synchronous_commit', 'off', true)) async_commit
          on conflict (job_id) do update set owner = excluded.owner, heartbeat_at = now()`,
         [jobId, jobName, owner],
       );
