@@ -67,30 +67,39 @@ export function createStudyInstancesRepository(db: Db) {
     /**
      * Already indexed instances of this owner with these (study, SOP) UIDs: the owner's studies with
      * these Study UIDs first, then their instances by SOP UID, so the lookup reads only this owner's
-     * few studies whatever the size of the database.
+     * few studies whatever the size of the database. An upload of studies the owner does not have
+     * yet, the usual case, costs only the first, small query: sending and reading every SOP UID of
+     * 5,000 files took 27-29 ms, the owner's studies 4-6 ms (bench/README.md).
      */
     async existingInstances(ownerId: string, pairs: Array<{ studyUid: string; sopUid: string }>) {
       if (pairs.length === 0) return [];
-      const studyUids = [...new Set(pairs.map((p) => p.studyUid))];
-      const sops = [...new Set(pairs.map((p) => p.sopUid))];
-      return db
+      const owned = await db
+        .select({ id: studies.id, studyUid: studies.studyInstanceUid })
+        .from(studies)
+        .where(
+          and(
+            eq(studies.ownerId, ownerId),
+            isNull(studies.deletingSince),
+            inTextList(studies.studyInstanceUid, [...new Set(pairs.map((p) => p.studyUid))]),
+          ),
+        );
+      if (owned.length === 0) return [];
+      const uidOf = new Map(owned.map((s) => [s.id, s.studyUid]));
+      const ownedUids = new Set(uidOf.values());
+      const sops = [...new Set(pairs.filter((p) => ownedUids.has(p.studyUid)).map((p) => p.sopUid))];
+      const rows = await db
         .select({
-          studyUid: studies.studyInstanceUid,
+          studyId: instances.studyId,
           sopUid: instances.sopInstanceUid,
           sizeBytes: instances.sizeBytes,
           crc32: instances.crc32,
           storageKey: instances.storageKey,
         })
         .from(instances)
-        .innerJoin(studies, eq(studies.id, instances.studyId))
         .where(
-          and(
-            eq(studies.ownerId, ownerId),
-            isNull(studies.deletingSince),
-            inTextList(studies.studyInstanceUid, studyUids),
-            inTextList(instances.sopInstanceUid, sops),
-          ),
+          and(inArray(instances.studyId, [...uidOf.keys()]), inTextList(instances.sopInstanceUid, sops)),
         );
+      return rows.map(({ studyId, ...r }) => ({ studyUid: uidOf.get(studyId)!, ...r }));
     },
 
     /** The study's instances in archive order: series by number then UID, instances by number then UID. */
