@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
@@ -144,6 +145,14 @@ describe('studies list', () => {
     const moved = await page('offset=0&limit=2', { 'if-none-match': tag });
     expect(moved.statusCode).toBe(200);
     expect(moved.json()).toMatchObject({ data: [{ id: newest }, { id: all[0]!.id }], total: 5 });
+    // A page read is audited like the whole list, with the page it took.
+    await eventually(async () => {
+      const rows = await ctx.services.database.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.action, 'study.list'), eq(auditEvents.actorId, pat.id)));
+      return rows.some((r) => isDeepStrictEqual(r.details, { count: 4, page: { offset: 2, limit: 2 } }));
+    }, 5_000);
     // Someone else's list stays a 404, paged or not.
     const stranger = await ctx.app.inject({
       method: 'GET',
