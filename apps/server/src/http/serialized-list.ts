@@ -69,8 +69,9 @@ function pageBody(list: SerializedItems, page: ListPage): Buffer {
 /**
  * Sends a cached list as a browser expects: `no-cache` (kept, but revalidated on every use), the
  * ETag of the representation sent, 304 while either representation's tag is presented, and the
- * gzipped bytes when the client accepts them. Fastify sends a Buffer as is, so the route's response
- * schema documents rather than serialises it.
+ * gzipped bytes when the client accepts them. A page (at most 1,000 items) is sent uncompressed,
+ * under its own tag. Fastify sends a Buffer as is, so the route's response schema documents rather
+ * than serialises it.
  */
 export function sendSerializedList(
   req: FastifyRequest,
