@@ -29,6 +29,11 @@ export interface ListPage {
   limit: number | undefined;
 }
 
+/** Memory a cached list holds: both representations and the item offsets. */
+export function cachedBytes(list: SerializedList): number {
+  return list.body.length + list.bounds.byteLength + list.gzipped.length;
+}
+
 const OPEN = '{"data":[';
 
 /** Serialises the items once, recording where each begins (see SerializedItems). */

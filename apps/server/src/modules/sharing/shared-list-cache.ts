@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
-import type { SerializedItems, SerializedList } from '../../http/serialized-list';
+import { cachedBytes, type SerializedItems, type SerializedList } from '../../http/serialized-list';
 
 const gzip = promisify(gzipCallback);
 
@@ -42,7 +42,7 @@ export function createSharedListCache(deps: { feed: ChangeFeed; maxBytes?: numbe
   function drop(userId: string) {
     const old = entries.get(userId);
     if (!old) return;
-    bytes -= old.body.length + old.bounds.byteLength + old.gzipped.length;
+    bytes -= cachedBytes(old);
     entries.delete(userId);
     for (const owner of old.owners) {
       const users = byOwner.get(owner);
@@ -90,7 +90,7 @@ export function createSharedListCache(deps: { feed: ChangeFeed; maxBytes?: numbe
   function keep(userId: string, list: CachedSharedList) {
     drop(userId);
     entries.set(userId, list);
-    bytes += list.body.length + list.bounds.byteLength + list.gzipped.length;
+    bytes += cachedBytes(list);
     for (const owner of list.owners) {
       const users = byOwner.get(owner) ?? new Set<string>();
       users.add(userId);

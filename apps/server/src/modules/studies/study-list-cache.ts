@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { CHANNELS, type ChangeFeed } from '../../db/change-feed';
-import type { SerializedList, SerializedItems } from '../../http/serialized-list';
+import { cachedBytes, type SerializedItems, type SerializedList } from '../../http/serialized-list';
 
 const gzip = promisify(gzipCallback);
 
@@ -52,20 +52,20 @@ export function createStudyListCache(deps: Deps) {
   function drop(ownerId: string) {
     const old = entries.get(ownerId);
     if (!old) return;
-    bytes -= sizeOf(old);
+    bytes -= cachedBytes(old);
     entries.delete(ownerId);
   }
 
   function store(ownerId: string, entry: CachedStudyList) {
     drop(ownerId);
-    const size = sizeOf(entry);
+    const size = cachedBytes(entry);
     if (size > maxBytes) return;
     entries.set(ownerId, entry);
     bytes += size;
     for (const [key, e] of entries) {
       if (bytes <= maxBytes) break;
       entries.delete(key);
-      bytes -= sizeOf(e);
+      bytes -= cachedBytes(e);
     }
   }
 
@@ -140,8 +140,4 @@ export function createStudyListCache(deps: Deps) {
     stats: () => ({ entries: entries.size, bytes }),
   };
 }
-function sizeOf(list: CachedStudyList): number {
-  return list.body.length + list.bounds.byteLength + list.gzipped.length;
-}
-
 export type StudyListCache = ReturnType<typeof createStudyListCache>;
