@@ -255,7 +255,7 @@ function archiveUploads(): UploadCase[] {
             method: 'deflate' as const,
           })),
         ),
-      expected: refused(/^No DICOM images .* \(200 not a DICOM file\)/),
+      expected: refused(/^No DICOM images .* \(200 files: not a DICOM file\)/),
     },
     {
       label: 'too many entries',
@@ -279,7 +279,7 @@ function archiveUploads(): UploadCase[] {
           { name: 'b.zip', data: writeZip([{ name: 'b.dcm', data: valid() }]), method: 'deflate' },
           { name: 'c.dcm.gz', data: gzipSync(valid()) },
         ]),
-      expected: refused(/^No DICOM images .* \(3 nested archive \(not opened\)\)/),
+      expected: refused(/^No DICOM images .* \(3 files: nested archive \(not opened\)\)/),
     },
     {
       label: 'duplicate entries: same name twice, same name with other bytes, names differing in case',
@@ -455,7 +455,7 @@ function archiveUploads(): UploadCase[] {
       items: 1,
       files: 1,
       build: () => writeZip([{ name: 'CD/DICOMDIR', data: mixedDir }]),
-      expected: refused(/^No DICOM images .* \(1 DICOMDIR \(media index, read\)\)/),
+      expected: refused(/^No DICOM images .* \(1 file: DICOMDIR \(media index, read\)\)/),
     },
     {
       label: 'a DICOMDIR with every other file it lists',
@@ -562,12 +562,12 @@ function count(reason: string, n: number) {
   outcomes[reason] = (outcomes[reason] ?? 0) + n;
 }
 
-/** Per-file reasons out of a refusal such as "… 3 files were skipped (2 not a DICOM file, 1 …)." */
+/** Per-file reasons out of a refusal such as "… 3 files were skipped (2 files: not a DICOM file; 1 file: …)." */
 function reasonsOf(text: string): Array<[string, number]> {
   const inner = /skipped \((.*)\)\.$/.exec(text)?.[1];
   if (!inner) return [];
-  return inner.split(/, (?=\d+ )/).map((part) => {
-    const m = /^(\d+) (.*)$/.exec(part)!;
+  return inner.split(/; (?=\d+ files?: )/).map((part) => {
+    const m = /^(\d+) files?: (.*)$/.exec(part)!;
     return [m[2]!, Number(m[1])];
   });
 }

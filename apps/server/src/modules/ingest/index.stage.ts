@@ -2,14 +2,12 @@ import { defaultQuotaBytes } from '../accounts';
 import type { StudiesRepository } from '../studies';
 import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
-import { senderNotification, successNotification } from './notify.stage';
+import { senderNotification, skipReasonsText, successNotification } from './notify.stage';
 
 /** The reason given when an upload brought no instance at all. */
 export function nothingFoundReason(run: IngestRun): string {
   const { summary } = run;
-  const reasons = Object.entries(summary.skipReasons)
-    .map(([r, n]) => `${n} ${r}`)
-    .join(', ');
+  const reasons = skipReasonsText(summary.skipReasons);
   return summary.files === 0
     ? 'The upload is empty: no files were found in the ZIP.'
     : `No DICOM images were found in your upload. ${summary.skipped} ${summary.skipped === 1 ? 'file was' : 'files were'} skipped${reasons ? ` (${reasons})` : ''}.`;

@@ -114,11 +114,22 @@ export function describeSuccess(studyCount: number, s: Summary): string {
     text += ` ${s.unchanged} of them ${s.unchanged === 1 ? 'was' : 'were'} already there.`;
   const skippedFiles = s.skipped - (s.skipReasons[DICOMDIR_READ] ?? 0);
   if (skippedFiles > 0) {
-    const reasons = Object.entries(s.skipReasons)
-      .filter(([r]) => !r.startsWith('DICOMDIR'))
-      .map(([r, n]) => `${n} ${r}`)
-      .join(', ');
+    const reasons = skipReasonsText(s.skipReasons, (r) => !r.startsWith('DICOMDIR'));
     text += ` ${skippedFiles} ${skippedFiles === 1 ? 'file was' : 'files were'} skipped (${reasons}).`;
   }
   return text;
+}
+
+/**
+ * Why files were skipped, for the user: "39 files: duplicate instance in the upload; 1 file: not a
+ * DICOM file". A reason is a phrase about one file, so the count goes before it, not into it.
+ */
+export function skipReasonsText(
+  skipReasons: Record<string, number>,
+  include: (reason: string) => boolean = () => true,
+): string {
+  return Object.entries(skipReasons)
+    .filter(([r]) => include(r))
+    .map(([r, n]) => `${n} ${n === 1 ? 'file' : 'files'}: ${r}`)
+    .join('; ');
 }

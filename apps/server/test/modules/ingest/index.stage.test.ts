@@ -61,7 +61,7 @@ describe('index stage', () => {
       const notes = await db.select().from(notifications).where(eq(notifications.userId, ada.id));
       expect(notes.map((n) => n.title)).toContain('Study processed');
       expect(notes.find((n) => n.title === 'Study processed')?.description).toMatch(
-        /1 study with 1 image is ready in My Studies\. 1 file was skipped \(1 not a DICOM file\)\./,
+        /1 study with 1 image is ready in My Studies\. 1 file was skipped \(1 file: not a DICOM file\)\./,
       );
     } finally {
       await o.close();
@@ -76,7 +76,7 @@ describe('index stage', () => {
       o.run.skip('not a DICOM file');
       await expect(indexStage(o.run, deps())).rejects.toThrow(
         new IngestError(
-          'No DICOM images were found in your upload. 2 files were skipped (2 not a DICOM file).',
+          'No DICOM images were found in your upload. 2 files were skipped (2 files: not a DICOM file).',
         ),
       );
       o.run.summary.files = 0;

@@ -54,7 +54,7 @@ describe('notify stage', () => {
         }),
       ),
     ).toBe(
-      'Your upload has been processed: 1 study with 2 images is ready in My Studies. 1 of them was already there. 2 files were skipped (2 not a DICOM file).',
+      'Your upload has been processed: 1 study with 2 images is ready in My Studies. 1 of them was already there. 2 files were skipped (2 files: not a DICOM file).',
     );
     expect(successNotification(ada.id, 2, summary({ instances: 2 }))).toMatchObject({
       userId: ada.id,

@@ -92,7 +92,7 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
         { name: 'inner.gz', data: readFileSync(`${FIXTURES}/zipMR.gz`) },
         { name: 'inner.zip', data: buildZip([{ name: 'a.dcm', data: mr }]) },
       ]),
-      /^No DICOM images were found in your upload\. 3 files were skipped \(1 not a DICOM file, 2 nested archive \(not opened\)\)\.$/,
+      /^No DICOM images were found in your upload\. 3 files were skipped \(1 file: not a DICOM file; 2 files: nested archive \(not opened\)\)\.$/,
     );
   });
 
@@ -108,7 +108,7 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
   it('a truncated DICOM file inside a valid ZIP', async () => {
     await expectRefused(
       buildZip([{ name: 'cut.dcm', data: mr.subarray(0, 4000) }]),
-      /No DICOM images were found in your upload\. 1 file was skipped \(1 truncated or malformed DICOM file\)/,
+      /No DICOM images were found in your upload\. 1 file was skipped \(1 file: truncated or malformed DICOM file\)/,
     );
   });
 
@@ -153,7 +153,7 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
       .orderBy(desc(notifications.createdAt))
       .limit(1);
     expect(note!.description).toBe(
-      'Your upload has been processed: 1 study with 1 image is ready in My Studies. 1 file was skipped (1 truncated or malformed DICOM file).',
+      'Your upload has been processed: 1 study with 1 image is ready in My Studies. 1 file was skipped (1 file: truncated or malformed DICOM file).',
     );
   });
 });

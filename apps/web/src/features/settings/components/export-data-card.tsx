@@ -169,10 +169,18 @@ export function ExportDataCard({ userId }: { userId: string }) {
                 {e.status === 'ready' &&
                   e.files.map((f) => (
                     <div key={f.name} className="flex flex-wrap items-center gap-3">
-                      <Button asChild variant="outline" size="sm">
+                      {/* The file name is long: on a phone the button wraps it rather than widen the page. */}
+                      <Button
+                        asChild
+                        variant="outline"
+                        size="sm"
+                        className="h-auto min-h-8 max-w-full whitespace-normal py-1.5 text-left"
+                      >
                         <a href={f.url} download={f.name}>
                           <Download aria-hidden="true" />
-                          Download {f.name} ({size(f.size)})
+                          <span className="min-w-0 [overflow-wrap:anywhere]">
+                            Download {f.name} ({size(f.size)})
+                          </span>
                         </a>
                       </Button>
                       {e.expiresAt && (

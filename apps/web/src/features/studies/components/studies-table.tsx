@@ -19,6 +19,15 @@ interface Column {
   sortKey?: StudySortKey;
 }
 
+/**
+ * The Actions column stays in view at the table's right edge: where a font or a long value makes the
+ * table wider than the space beside the sidebar, the table scrolls under it rather than hide the
+ * only way to View or Download. Its background is opaque, the header's and the rows' own colours.
+ */
+const STICKY_HEAD = 'sticky right-0 bg-[color-mix(in_srgb,var(--color-muted)_60%,var(--color-card))]';
+const STICKY_CELL =
+  'sticky right-0 bg-card group-hover:bg-[color-mix(in_srgb,var(--color-muted)_40%,var(--color-card))]';
+
 /** The Studies list's columns and their sort keys; Shared Studies adds who shared each study. */
 const COLUMNS: Column[] = [
   { label: 'Study Description', sortKey: 'id' },
@@ -43,7 +52,10 @@ function SortHeader({
 }) {
   if (!column.sortKey) {
     return (
-      <th scope="col" className="px-2 py-3 text-left font-medium">
+      <th
+        scope="col"
+        className={`px-1.5 py-3 text-left font-medium ${column.label === 'Actions' ? STICKY_HEAD : ''}`}
+      >
         {column.label}
       </th>
     );
@@ -53,13 +65,13 @@ function SortHeader({
   return (
     <th
       scope="col"
-      className="px-1 py-1.5 text-left font-medium"
+      className="px-0.5 py-1.5 text-left font-medium"
       aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
     >
       <button
         type="button"
         onClick={() => onSort(column.sortKey!)}
-        className="inline-flex items-center gap-1.5 rounded-md px-1.5 py-1.5 text-left hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        className="inline-flex items-center gap-0.5 rounded-md px-1 py-1.5 text-left hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
       >
         {column.label}
         <Icon className={active ? 'size-3.5' : 'size-3.5 opacity-40'} aria-hidden="true" />
@@ -80,37 +92,37 @@ function StudyRow({
   const m = study.metadata;
   const patientName = patientDisplayName(study);
   return (
-    <tr className="border-t align-middle hover:bg-muted/40">
+    <tr className="group border-t align-middle hover:bg-muted/40">
       {handlers.selection && (
         <td className="w-8 py-2.5 pl-3">
           <StudySelectBox study={study} selection={handlers.selection} />
         </td>
       )}
-      <td className="max-w-56 px-2 py-2.5 font-medium">
-        <span className="flex items-center gap-3">
+      <td className="max-w-56 px-1.5 py-2.5 font-medium">
+        <span className="flex items-center gap-2">
           {/* Rendered on the server from the study (a placeholder when it has no image). */}
           <img
             src={`/api/studies/${study.id}/thumbnail`}
             alt=""
             loading="lazy"
-            width={40}
-            height={40}
-            className="size-10 shrink-0 rounded bg-slate-900 object-contain"
+            width={32}
+            height={32}
+            className="size-8 shrink-0 rounded bg-slate-900 object-contain"
           />
-          {/* Words break only when one alone is wider than the column (DICOM caps them at 64 characters). */}
-          <span className="line-clamp-2 break-words" title={m.studyDescription ?? undefined}>
+          {/* A long word (DICOM allows 64 characters) breaks rather than widen the table past its space. */}
+          <span className="line-clamp-2 [overflow-wrap:anywhere]" title={m.studyDescription ?? undefined}>
             {m.studyDescription || <NA />}
             {study.deidentified && <DeidentifiedBadge />}
           </span>
         </span>
       </td>
-      <td className="max-w-40 px-2 py-2.5">
-        <span className="line-clamp-2 break-words" title={patientName || undefined}>
+      <td className="max-w-36 px-1.5 py-2.5">
+        <span className="line-clamp-2 [overflow-wrap:anywhere]" title={patientName || undefined}>
           {patientName || <NA />}
         </span>
       </td>
       {sharedBy !== undefined && (
-        <td className="max-w-44 px-2 py-2.5">
+        <td className="max-w-44 px-1.5 py-2.5">
           {sharedBy ? (
             <span className="grid min-w-0">
               <span className="truncate" title={sharedBy.name ?? sharedBy.email}>
@@ -127,19 +139,19 @@ function StudyRow({
           )}
         </td>
       )}
-      <td className="px-2 py-2.5">
+      <td className="px-1.5 py-2.5">
         <span className="inline-flex items-center gap-1">
           {m.modality || <NA />}
           <StudyInfoButton study={study} handlers={handlers} />
         </span>
       </td>
-      <td className="whitespace-nowrap px-2 py-2.5">{formatDate(study.createdAt)}</td>
-      <td className="whitespace-nowrap px-2 py-2.5">{formatDate(m.studyDate)}</td>
-      <td className="whitespace-nowrap px-2 py-2.5">{formatDate(study.latestCompletionDate)}</td>
-      <td className="px-2 py-2.5">
+      <td className="whitespace-nowrap px-1.5 py-2.5">{formatDate(study.createdAt)}</td>
+      <td className="whitespace-nowrap px-1.5 py-2.5">{formatDate(m.studyDate)}</td>
+      <td className="whitespace-nowrap px-1.5 py-2.5">{formatDate(study.latestCompletionDate)}</td>
+      <td className="px-1.5 py-2.5">
         <StudyStatus study={study} recipient={sharedBy !== undefined} />
       </td>
-      <td className="px-2 py-2.5">
+      <td className={`px-1.5 py-2.5 ${STICKY_CELL}`}>
         <StudyActions study={study} handlers={handlers} recipient={sharedBy !== undefined} />
       </td>
     </tr>

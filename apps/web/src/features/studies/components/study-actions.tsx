@@ -71,7 +71,7 @@ export interface SharedBy {
 /** Marks a de-identified copy in the list. */
 export function DeidentifiedBadge() {
   return (
-    <span className="ml-2 inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium text-muted-foreground">
+    <span className="ml-2 inline-flex items-center whitespace-nowrap rounded-full border px-2 py-0.5 text-xs font-medium text-muted-foreground">
       De-identified
     </span>
   );
@@ -121,7 +121,7 @@ export function StudyActions({
 }) {
   const process = study.status.process;
   return (
-    <div className="flex items-center gap-1">
+    <div className="flex items-center gap-0.5">
       {handlers.onShare && (
         <Button
           variant="ghost"
