@@ -167,6 +167,76 @@
   }
   if (drawOnCpu && renderer !== null) window.addEventListener('load', reloadWithWebglForVolumes);
 
+  /** Calls `then` with OHIF's services once its mode has entered (at most a minute of waiting). */
+  function whenViewerReady(ready, then) {
+    var tries = 0;
+    (function check() {
+      var services = window.services;
+      if (services && ready(services)) then(services);
+      else if (tries++ < 240) window.setTimeout(check, 250);
+    })();
+  }
+
+  /**
+   * Drawn on the CPU, cornerstone keeps the camera of the old size when a viewport is resized (a side
+   * panel opened or closed, the window resized or turned), and the image ends up out of view: the
+   * viewport goes black. After a resize settles, the image is fitted to the new size again.
+   */
+  function refitImagesAfterResize(services) {
+    var grid = document.querySelector('[data-cy="viewport-grid"]');
+    var started = false;
+    var timer = 0;
+    new ResizeObserver(function () {
+      if (!started) {
+        started = true; // the observation made when observing starts
+        return;
+      }
+      window.clearTimeout(timer);
+      timer = window.setTimeout(function () {
+        var engine = services.cornerstoneViewportService.getRenderingEngine();
+        if (!engine) return;
+        engine.getViewports().forEach(function (viewport) {
+          if (viewport.resetCamera) viewport.resetCamera();
+          viewport.render();
+        });
+      }, 300);
+    }).observe(grid);
+  }
+  if (drawOnCpu && typeof ResizeObserver !== 'undefined')
+    window.addEventListener('load', function () {
+      whenViewerReady(function (services) {
+        return !!services.cornerstoneViewportService && !!document.querySelector('[data-cy="viewport-grid"]');
+      }, refitImagesAfterResize);
+    });
+
+  /**
+   * On a phone OHIF opens with the series panel beside the image, which leaves the image a strip a
+   * few dozen pixels wide. Below 768 px the side panels start closed; the buttons at the screen's
+   * edges still open them. OHIF's layout closes its panels when the panel service announces a change
+   * with these options (ViewerLayout in the pinned release); that is announced here once the mode
+   * has set its panels, after a moment for the layout to take the mode's own options first.
+   */
+  function closeSidePanels(services) {
+    window.setTimeout(function () {
+      var panels = services.panelService;
+      panels._broadcastEvent(panels.EVENTS.PANELS_CHANGED, {
+        options: { leftPanelClosed: true, rightPanelClosed: true },
+      });
+    }, 300);
+  }
+  if (window.matchMedia && window.matchMedia('(max-width: 767px)').matches)
+    window.addEventListener('load', function () {
+      whenViewerReady(function (services) {
+        var panels = services.panelService;
+        return (
+          !!panels &&
+          !!panels.EVENTS &&
+          typeof panels._broadcastEvent === 'function' &&
+          panels.getPanels('left').length + panels.getPanels('right').length > 0
+        );
+      }, closeSidePanels);
+    });
+
   window.config = {
     routerBasename: null,
     extensions: [],

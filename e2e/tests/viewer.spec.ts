@@ -235,6 +235,21 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
     .first()
     .screenshot({ path: test.info().outputPath('series-scrolled.png') });
   expect(scrolled.insideMean - scrolled.outsideMean).toBeGreaterThan(150);
+
+  // Closing the series panel resizes the viewport; the image drawn on the CPU (as here) is fitted
+  // to the new size rather than left out of view (apps/viewer/app-config.js).
+  await viewer.locator('[data-cy="side-panel-header-left"] svg').first().click();
+  await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50 && d.width > 1100, 15_000);
+
+  // On a phone the side panels start closed and the image takes the screen's width.
+  await viewer.setViewportSize({ width: 390, height: 844 });
+  await viewer.reload();
+  const onPhone = await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50 && d.width > 390 * 0.75);
+  expect(onPhone.insideMean - onPhone.outsideMean).toBeGreaterThan(150);
+  await viewer.screenshot({ path: test.info().outputPath('series-phone.png') });
+  // Back to a wide window: the viewport grows under the drawn image, which is fitted to it again.
+  await viewer.setViewportSize({ width: 1280, height: 720 });
+  await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50 && d.width > 1000, 15_000);
   const viewerLink = viewer.url();
 
   // A second user cannot open the first user's study, nor reuse its viewer link.
