@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { carrySearch, modeRedirect } from '../src/features/auth/utils/post-sign-in-target';
+import {
+  carrySearch,
+  handedEmail,
+  modeRedirect,
+  sharedStudyInvite,
+} from '../src/features/auth/utils/post-sign-in-target';
 
 describe('an emailed share link through sign-in', () => {
   const link = '?mode=shared_studies&shareId=abc&shareToken=t0k&email=b%40x.org';
@@ -10,6 +15,16 @@ describe('an emailed share link through sign-in', () => {
     expect(carried.get('shareToken')).toBe('t0k');
     expect(carried.get('mode')).toBe('shared_studies');
     expect(carried.has('email')).toBe(false);
+  });
+
+  it('tells the sign-in page the address it was sent to, and only for a share link', () => {
+    expect(sharedStudyInvite(link)).toEqual({ email: 'b@x.org' });
+    expect(sharedStudyInvite('?mode=shared_studies&shareId=abc')).toEqual({ email: '' });
+    expect(sharedStudyInvite('?mode=shared_studies&email=b%40x.org')).toBeNull();
+    expect(sharedStudyInvite('?mode=direct_upload&shareId=abc&email=b%40x.org')).toBeNull();
+    expect(handedEmail({ email: 'b@x.org' })).toBe('b@x.org');
+    expect(handedEmail(null)).toBe('');
+    expect(handedEmail({ email: 42 })).toBe('');
   });
 
   it('lands on Shared Studies without the link parameters', () => {

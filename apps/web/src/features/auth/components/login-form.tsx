@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { loginBodySchema, type PublicConfig } from '@mi/contracts/auth';
-import { AlertCircle, Loader2 } from 'lucide-react';
+import { AlertCircle, Loader2, Share2 } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link, useLocation } from 'react-router';
@@ -17,7 +17,7 @@ import { errorMessage, isApiError } from '@/lib/api-client';
 import { useLogin } from '../api/login';
 import { useCompleteSignIn } from '../hooks/use-complete-sign-in';
 import { toastCaptchaError } from '../utils/captcha-toast';
-import { carrySearch } from '../utils/post-sign-in-target';
+import { carrySearch, sharedStudyInvite } from '../utils/post-sign-in-target';
 import { CaptchaField, type CaptchaHandle } from './captcha-field';
 import { CaptchaNotice } from './captcha-notice';
 
@@ -35,6 +35,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
   const completeSignIn = useCompleteSignIn();
   const captchaRef = useRef<CaptchaHandle>(null);
   const [invalidCredentials, setInvalidCredentials] = useState(false);
+  const invite = sharedStudyInvite(location.search);
   const {
     register,
     handleSubmit,
@@ -42,7 +43,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
     formState: { errors, isSubmitting },
   } = useForm<LoginValues>({
     resolver: zodResolver(loginFormSchema),
-    defaultValues: { email: '', password: '' },
+    defaultValues: { email: invite?.email ?? '', password: '' },
   });
 
   const onSubmit = async (values: LoginValues) => {
@@ -74,8 +75,25 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
   };
 
   const search = carrySearch(location.search);
+  // The registration pages fill in the address a share was sent to, handed over out of the URL.
+  const handOver = invite?.email ? { email: invite.email } : undefined;
   return (
     <form noValidate onSubmit={handleSubmit(onSubmit)} className="grid gap-4" aria-label="Sign in">
+      {invite && (
+        <Alert>
+          <Share2 aria-hidden="true" />
+          <AlertDescription>
+            A study has been shared with you
+            {invite.email ? (
+              <>
+                {' '}
+                at <strong className="break-all">{invite.email}</strong>
+              </>
+            ) : null}
+            . Sign in, or register below with that address, to see it in Shared Studies.
+          </AlertDescription>
+        </Alert>
+      )}
       {invalidCredentials && (
         <Alert variant="destructive" role="alert">
           <AlertCircle aria-hidden="true" />
@@ -129,6 +147,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
           Don&apos;t have an account?{' '}
           <Link
             to={withQuery(paths.registerPatient, search)}
+            state={handOver}
             className="font-medium text-primary hover:underline"
           >
             Register as a patient
@@ -138,6 +157,7 @@ export function LoginForm({ config }: { config: PublicConfig | undefined }) {
           Medical professional?{' '}
           <Link
             to={withQuery(paths.registerMedical, search)}
+            state={handOver}
             className="font-medium text-primary hover:underline"
           >
             Apply for an account

@@ -18,6 +18,7 @@ import { PasswordInput } from '@/components/ui/password-input';
 import { paths } from '@/config/paths';
 import { useRegistration } from '../hooks/use-registration';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
+import { handedEmail } from '../utils/post-sign-in-target';
 import { RegistrationSubmit } from './registration-submit';
 import { TermsCheckbox } from './terms-checkbox';
 
@@ -69,7 +70,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
     defaultValues: {
       firstName: '',
       lastName: '',
-      email: (referral && invitation.get('email')) || '',
+      email: (referral && invitation.get('email')) || handedEmail(location.state),
       phone: '',
       password: '',
       confirmPassword: '',

@@ -13,7 +13,7 @@ import { meQueryOptions } from '../api/get-me';
 import { linkShareFromSearch } from '../api/link-share';
 import { useRegistration } from '../hooks/use-registration';
 import { withPasswordConfirmation } from '../utils/password-confirmation';
-import { carrySearch } from '../utils/post-sign-in-target';
+import { carrySearch, handedEmail } from '../utils/post-sign-in-target';
 import { RegistrationSubmit } from './registration-submit';
 import { TermsCheckbox } from './terms-checkbox';
 
@@ -49,7 +49,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
     defaultValues: {
       firstName: '',
       lastName: '',
-      email: '',
+      email: handedEmail(location.state),
       mobilePhone: '',
       password: '',
       confirmPassword: '',

@@ -39,3 +39,21 @@ export function carrySearch(search: string): string {
   const qs = params.toString();
   return qs ? `?${qs}` : '';
 }
+
+/**
+ * An emailed share link (mode=shared_studies with its shareId) opened while signed out: the address
+ * it was sent to ('' when it names none), for the sign-in page to say why the user is there and to
+ * fill in; null for any other visit. The address is handed to the registration pages in the
+ * router's state, never carried in their URLs (carrySearch).
+ */
+export function sharedStudyInvite(search: string): { email: string } | null {
+  const params = new URLSearchParams(search);
+  if (params.get('mode') !== 'shared_studies' || !params.get('shareId')) return null;
+  return { email: params.get('email') ?? '' };
+}
+
+/** The address a registration page was handed by the sign-in page (see sharedStudyInvite). */
+export function handedEmail(state: unknown): string {
+  const email = (state as { email?: unknown } | null)?.email;
+  return typeof email === 'string' ? email : '';
+}

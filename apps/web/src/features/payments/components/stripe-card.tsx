@@ -1,7 +1,8 @@
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 // The `pure` entry fetches Stripe.js only when loadStripe is called (a card is paid with Stripe);
 // the main entry injects it as soon as this file is imported, even where payments are in test mode.
-import { loadStripe, type Stripe, type StripeElements } from '@stripe/stripe-js/pure';
+import type { Stripe, StripeElements } from '@stripe/stripe-js';
+import { loadStripe } from '@stripe/stripe-js/pure';
 import { useEffect, useMemo, useState, type MutableRefObject } from 'react';
 import { Alert } from '@/components/ui/alert';
 
