@@ -305,11 +305,15 @@ test('an unregistered recipient signs up from the emailed link, asks for ownersh
   const invitee = await browser.newContext({ baseURL: appBase() });
   const ip = await invitee.newPage();
   await ip.goto(link);
+  // The sign-in page says why they are there, with the address the share was sent to filled in.
+  await expect(ip.getByText('A study has been shared with you')).toContainText(inviteeEmail);
+  await expect(ip.getByLabel('Email')).toHaveValue(inviteeEmail);
   await ip.getByRole('link', { name: 'Register as a patient' }).click();
   await expect(ip).toHaveURL(/shareId=/);
+  await expect(ip).not.toHaveURL(/email=/);
   await ip.getByLabel('First Name').fill('Ivy');
   await ip.getByLabel('Last Name').fill('Invitee');
-  await ip.getByLabel('Email').fill(inviteeEmail);
+  await expect(ip.getByLabel('Email')).toHaveValue(inviteeEmail);
   await ip.getByLabel('Mobile Phone').fill('+15550100');
   await ip.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await ip.getByLabel('Confirm Password').fill(PASSWORD);
