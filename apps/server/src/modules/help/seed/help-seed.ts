@@ -411,4 +411,125 @@ ${img('share-embed-qr.webp', 'The Share &amp; Embed page on its QR Code tab: the
 <h2>Refunds</h2>
 <p>You are refunded in full, told in the app and sent a refund receipt when a professional declines your order, when nobody accepts it within 48 hours, or when the automated analysis cannot be completed. <strong>Billing → Transaction History</strong> lists every order with its amount and status, and each refund as a line of its own with a negative amount; <strong>Purchased Services</strong> shows how much was refunded and when under the order's status.</p>`,
   },
+  {
+    key: 'study-links',
+    title: 'Sharing a study by link or QR code',
+    description:
+      'Give someone without an account a link or QR code to your studies, with an expiry and a passcode, see every open, and end it at any time.',
+    category: 'Sharing & Providers',
+    featured: false,
+    images: [],
+    content: `
+<p>A study link opens one or more of your studies for someone who has no account here: a doctor at another clinic, or the front desk at your next appointment. You choose how long it works, and you see every time it is used.</p>
+<p>Links follow your consent: <strong>Share Medical Records</strong> under <strong>Settings → Privacy &amp; Sharing</strong> must be on to create a link, and while it is off no link opens.</p>
+<h2>Creating a link</h2>
+<ol>
+<li>In <strong>My Studies</strong> open a study's <strong>More actions</strong> menu and choose <strong>Share by link / QR</strong>. To put several studies in one link, tick them in the list and press <strong>Share by link / QR</strong> above it.</li>
+<li>Choose the <strong>Kind of link</strong>, when it <strong>Expires after</strong>, and the other options below.</li>
+<li>Press <strong>Create link</strong>. You see a large QR code and the link, with <strong>Copy</strong>, <strong>Print</strong>, <strong>QR as SVG</strong> and <strong>QR as PNG</strong>.</li>
+</ol>
+<h2>Kinds of link</h2>
+<ul>
+<li><strong>Share link</strong>: for a doctor or anyone you send it to. It lasts <strong>15 minutes</strong>, <strong>1 day</strong> (the default), <strong>7 days</strong>, <strong>30 days</strong>, or until a <strong>Custom date and time…</strong> at most 365 days ahead.</li>
+<li><strong>Check-in link</strong>: for the front desk; show the QR code when you arrive. It lasts 15 minutes, or a custom time of at most 60 minutes, and has no passcode.</li>
+</ul>
+<h2>Passcode</h2>
+<p>A share link can have a <strong>Passcode</strong> of at least 4 characters. It is optional for a link that lasts up to 24 hours, and <strong>required for more than 24 hours</strong>.</p>
+<p>Send the passcode separately from the link: tell it by phone or in person, never in the same message. Anyone with both can open your studies.</p>
+<p>Wrong passcodes are limited: after 10 wrong tries over the link's whole life it is disabled for good (<strong>Disabled: too many wrong passcodes</strong>) and you are notified. The Links page shows how many wrong tries are left.</p>
+<h2>Other options</h2>
+<ul>
+<li><strong>Maximum opens</strong> (optional): the link stops working once it has been opened that many times.</li>
+<li><strong>Label</strong> (optional): a name such as <em>Dr Rivera, knee MRI</em>, shown to the recipient and in your list of links.</li>
+<li><strong>Allow download</strong>: off by default, so the recipient can only view the images. Tick it to let them also download the images as a ZIP file.</li>
+<li><strong>Link to de-identified copies</strong>: the link opens copies without your name and other identifying details instead (see <em>Making a de-identified copy of a study</em>).</li>
+</ul>
+<h2>What the recipient sees</h2>
+<p>The recipient opens the link, or scans the QR code with a phone camera; no account is needed. They type <strong>Your name</strong> (you will see it) and, if the link has one, the <strong>Passcode</strong>, then press <strong>Open studies</strong>.</p>
+<p>They see the studies with a preview and any reports. <strong>Open images</strong> opens them in the viewer in a new tab; <strong>Download</strong> works only if you allowed it. Once the link has ended, it only says that the studies can no longer be opened.</p>
+<h2>Seeing who opened it</h2>
+<ul>
+<li>The <strong>Links</strong> page in the sidebar lists every link you made: its studies, kind, status, how often it was opened, when it was last opened and by whom, and when it expires.</li>
+<li>A study's <strong>More actions → Access &amp; activity</strong> lists the links that open it, and each use of a link under the name the recipient typed, followed by <em>(by link)</em>.</li>
+<li>You are notified the first time a link is opened, and when one is disabled by wrong passcodes (by email too, if email notifications are on).</li>
+</ul>
+<h2>Pausing, extending and ending a link</h2>
+<p>On the Links page, or in a study's Access &amp; activity:</p>
+<ul>
+<li><strong>Pause</strong> stops a link from opening until you <strong>Resume</strong> it.</li>
+<li><strong>Extend</strong> gives it a new end, counted from now; an expired link can be extended too. A link without a passcode can last at most 24 hours from now: to share for longer, create a new link with a passcode.</li>
+<li><strong>Revoke</strong> ends it at once, even for someone who has the studies open right now. This cannot be undone.</li>
+</ul>`,
+  },
+  {
+    key: 'deidentified-copy',
+    title: 'Making a de-identified copy of a study',
+    description:
+      'A copy of a study without your name, birth date or record numbers, for research or a second opinion: kept in My Studies or downloaded.',
+    category: 'Privacy & Storage',
+    featured: false,
+    images: [],
+    content: `
+<p>A de-identified copy (sometimes called anonymised) is a copy of one of your studies with the details that identify you taken out. Use it when the images matter but who you are does not: for a research project, a second opinion, or an online community.</p>
+<h2>Making a copy, or downloading one</h2>
+<ol>
+<li>In <strong>My Studies</strong> open a study's <strong>More actions</strong> menu.</li>
+<li>Choose <strong>Make a de-identified copy</strong> to add a copy to My Studies, or <strong>Download de-identified</strong> to get it as a ZIP file.</li>
+<li>A preview shows what changes in one image (each detail <strong>Now</strong> and <strong>After</strong>) and which images will be left out, and why. Press <strong>Make copy</strong> or <strong>Download</strong>.</li>
+</ol>
+<p>You can do this for any study you own once it has been processed.</p>
+<h2>What is removed or changed</h2>
+<p>The copy follows the DICOM standard's de-identification profile (DICOM PS3.15):</p>
+<ul>
+<li>Your name, birth date, patient ID, accession number and other identifying details are removed, blanked or replaced, and so are the names of doctors and of the hospital.</li>
+<li>Dates are moved back by a whole number of days, between 1 and 10 years. All your de-identified copies move by the same number of days, so the time between your studies stays right. Times of day are kept.</li>
+<li>Descriptions such as the study description are kept, unless they contain your name, an ID, your birth date, or the name of a person, hospital or device found in the study; then they are replaced.</li>
+<li>The study's internal identifiers (UIDs) are replaced with new ones, and private data added by the scanner's maker is removed.</li>
+</ul>
+<h2>What is left out</h2>
+<p>The pixels of the images are kept as they are, so text burned into an image (a name typed on an ultrasound picture, for example) is not removed. Instead, an image that may show such text is left out of the copy: images marked as having burned-in text, and ultrasound images, secondary captures and embedded documents that do not say whether they have any. PDF reports and structured reports are left out too, because their text names you. An image that cannot be read is left out rather than copied with your details.</p>
+<p>The preview lists every image that will be left out and why.</p>
+<h2>Where the copy appears</h2>
+<ul>
+<li><strong>Make a de-identified copy</strong> works in the background. You are notified when it is ready, and it appears in <strong>My Studies</strong> as a new study marked <strong>De-identified</strong>. It counts against your storage; your original study is not changed.</li>
+<li><strong>Download de-identified</strong> gives <code>study-&lt;id&gt;-deidentified.zip</code>. When images were left out, <code>LEFT-OUT.txt</code> inside names them and says why. Every download is made afresh.</li>
+</ul>
+<p>The copy is a study of its own: nobody can open it unless you share it, and sharing the original does not share the copy.</p>
+<h2>Sharing de-identified</h2>
+<p>In the Share Study dialog tick <strong>Share a de-identified copy</strong>; in <strong>Share by link / QR</strong> tick <strong>Link to de-identified copies</strong>. The preview appears as soon as you tick it. If you have no copy yet, one is made first; it is then kept in My Studies and used again next time.</p>`,
+  },
+  {
+    key: 'export-my-data',
+    title: 'Exporting all your data',
+    description:
+      'One ZIP of your studies, reports, health record and sharing history, de-identified if you wish, with an optional disc image for a CD or DVD.',
+    category: 'Privacy & Storage',
+    featured: false,
+    images: [],
+    content: `
+<p><strong>Export my data</strong> makes one ZIP file of everything you keep here, laid out so that other software reads it without help: CD burners, import stations and other DICOM viewers.</p>
+<h2>Starting an export</h2>
+<ol>
+<li>Open <strong>Settings → Privacy &amp; Sharing</strong> and find <strong>Export my data</strong>.</li>
+<li>Leave <strong>All my studies</strong> ticked, or untick it and choose the studies to include.</li>
+<li>If you wish, turn on <strong>De-identify the images (reports and history are then left out)</strong>, and tick <strong>Also make a disc image (ISO) for burning</strong>.</li>
+<li>Press <strong>Export my data</strong>.</li>
+</ol>
+<p>The export is prepared in the background and its progress shows in the list below. You are notified when it is ready, or told why it could not be made. One export is prepared at a time: you can start another when it is ready. Exports do not count against your storage.</p>
+<h2>What the ZIP contains</h2>
+<ul>
+<li><strong>DICOM files</strong> of your studies, unchanged, with a <strong>DICOMDIR</strong> index, as on a hospital CD.</li>
+<li><strong>Reports</strong>: the PDF of every report delivered to you.</li>
+<li><strong>A FHIR record</strong>: you, your studies and your reports in FHIR, the standard that health record systems read.</li>
+<li><strong>Sharing and access history</strong>: your studies' shares, study links and orders, and who did what with them and when, as CSV files for a spreadsheet and as one JSON file.</li>
+<li><strong><code>index.html</code></strong>: a page listing the contents, which opens in any browser, even offline.</li>
+</ul>
+<h2>De-identified export</h2>
+<p>With <strong>De-identify the images</strong> on, the DICOM files are de-identified as for a de-identified copy (see <em>Making a de-identified copy of a study</em>), and the ZIP holds only those files, the DICOMDIR and <code>index.html</code>. The reports, the FHIR record and the history are left out, because they name you. Images that had to be left out are listed in <code>index.html</code> with the reason.</p>
+<h2>Disc image for a CD or DVD</h2>
+<p>With <strong>Also make a disc image (ISO) for burning</strong> ticked, you also get an <code>.iso</code> file with the same contents, laid out as DICOM media on a CD or DVD. Burn it to a disc with your computer's disc-burning tool. If your studies are large, the image may not fit on one disc.</p>
+<h2>Downloading</h2>
+<p>When the export shows <strong>Ready</strong>, press <strong>Download medical-imaging-export-&lt;date&gt;.zip</strong>, and the <code>.iso</code> button too if you asked for a disc image. Each button shows the file's size.</p>
+<p>An export is kept for 7 days after it is ready (<strong>Available until</strong> shows when), then deleted. Only you can download it.</p>`,
+  },
 ];
