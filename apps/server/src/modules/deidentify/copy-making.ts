@@ -198,7 +198,7 @@ export function createDeidentifiedCopies(deps: DeidentifyDeps, tools: Deidentify
       meta: RequestMeta,
       opts: { includePdfReports?: boolean } = {},
     ): Promise<{ jobId: string }> {
-      const study = await tools.requireOwner(auth, studyId, meta, 'study.deidentify.copy');
+      const study = await tools.requireIdentifiedSource(auth, studyId, meta, 'study.deidentify.copy');
       const copyId = randomUUID();
       await deps.queue.send(
         DEIDENTIFIED_COPY,

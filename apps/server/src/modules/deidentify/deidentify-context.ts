@@ -13,6 +13,7 @@ import {
 } from '../../dicom/deidentify/profile';
 import { parseDicomHeader, type InstanceHeader } from '../../dicom-archive/dicom-header';
 import { readingAhead, readInstance, type InstanceLocation } from '../../dicom-archive/instance-location';
+import { AppError } from '../../http/app-error';
 import type { RequestMeta } from '../../http/request-meta';
 import type { JobQueue } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
@@ -22,6 +23,10 @@ import type { AuthenticatedSession } from '../auth';
 import type { StudiesRepository } from '../studies';
 import { type CopiesFollowUp } from './deidentified-copy';
 import type { NotificationEvent } from '../notifications';
+
+/** Why a de-identified copy is not copied or downloaded de-identified again (see requireIdentifiedSource). */
+export const ALREADY_DEIDENTIFIED =
+  'This study is already a de-identified copy: share or download it as it is.';
 
 // What the parts of the de-identification service (deidentify.service.ts) share.
 
@@ -80,6 +85,21 @@ export function createDeidentifyTools(deps: DeidentifyDeps) {
   const requireOwner = (auth: AuthenticatedSession, studyId: string, meta: RequestMeta, action: string) =>
     deps.access.requireOwner(sessionPrincipal(auth), studyId, meta, { auditAction: action });
 
+  /**
+   * The owner's study to make a de-identified copy or download of: never one that is itself such a
+   * copy, whose dates would be shifted a second time and drift from every other copy's.
+   */
+  const requireIdentifiedSource = async (
+    auth: AuthenticatedSession,
+    studyId: string,
+    meta: RequestMeta,
+    action: string,
+  ) => {
+    const study = await requireOwner(auth, studyId, meta, action);
+    if (study.deidentified) throw new AppError('CONFLICT', ALREADY_DEIDENTIFIED);
+    return study;
+  };
+
   const success = (
     auth: AuthenticatedSession,
     meta: RequestMeta,
@@ -119,7 +139,7 @@ export function createDeidentifyTools(deps: DeidentifyDeps) {
     }
   }
 
-  return { key, context, requireOwner, success, deidentifyAll };
+  return { key, context, requireOwner, requireIdentifiedSource, success, deidentifyAll };
 }
 export type DeidentifyTools = ReturnType<typeof createDeidentifyTools>;
 

@@ -67,7 +67,7 @@ export function createDeidentifyPreview(deps: DeidentifyDeps, tools: DeidentifyT
       meta: RequestMeta,
       opts: { includePdfReports?: boolean } = {},
     ) {
-      const study = await tools.requireOwner(auth, studyId, meta, 'study.download.deidentified');
+      const study = await tools.requireIdentifiedSource(auth, studyId, meta, 'study.download.deidentified');
       const rows = await deps.studiesRepo.instancesForDownload(study.id);
       const ctx = tools.context(
         study.ownerId,

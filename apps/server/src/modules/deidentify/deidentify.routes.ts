@@ -44,7 +44,7 @@ export function deidentifyRoutes(service: DeidentifyService): FastifyPluginAsync
           summary: 'Make a de-identified copy of the study as a new study in My Studies (a job)',
           params: z.object({ studyId: id }),
           body: deidentifiedCopyBodySchema,
-          response: { 202: deidentifiedCopyResponseSchema, ...errors },
+          response: { 202: deidentifiedCopyResponseSchema, ...errors, 409: errorBodySchema },
         },
       },
       async (req, reply) => {

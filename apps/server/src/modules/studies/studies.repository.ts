@@ -48,31 +48,8 @@ export function createStudyRowsRepository(db: Db) {
         )
         .orderBy(desc(studies.createdAt), desc(studies.id));
     },
-    /**
-     * The owner's newest finished de-identified copy of each source study (made without PDF reports),
-     * so sharing one de-identified again reuses it instead of filling My Studies with copies.
-     */
-    async deidentifiedCopiesOf(ownerId: string, sourceStudyIds: string[]): Promise<Map<string, string>> {
-      if (sourceStudyIds.length === 0) return new Map();
-      const source = sql<string>`${studies.deidentification}->>'sourceStudyId'`;
-      const rows = await db
-        .select({ id: studies.id, source })
-        .from(studies)
-        .where(
-          and(
-            eq(studies.ownerId, ownerId),
-            eq(studies.deidentified, true),
-            eq(studies.processStatus, 'completed'),
-            isNull(studies.deletingSince),
-            inArray(source, sourceStudyIds),
-            sql`coalesce((${studies.deidentification}->>'includePdfReports')::boolean, false) = false`,
-          ),
-        )
-        .orderBy(desc(studies.createdAt), desc(studies.id));
-      const copies = new Map<string, string>();
-      for (const r of rows) if (!copies.has(r.source)) copies.set(r.source, r.id);
-      return copies;
-    },
+    deidentifiedCopiesOf: (ownerId: string, sourceStudyIds: string[]) =>
+      deidentifiedCopiesOf(db, ownerId, sourceStudyIds),
     /** Starts a delete: from now on the study is hidden from every reader. False when it is not the owner's. */
     async markDeleting(studyId: string, ownerId: string, now: Date): Promise<boolean> {
       const [row] = await db
@@ -127,3 +104,48 @@ export function createStudiesRepository(db: Db) {
   };
 }
 export type StudiesRepository = ReturnType<typeof createStudiesRepository>;
+
+/**
+ * The owner's newest finished de-identified copy of each source study (made without PDF reports),
+ * so sharing one de-identified again reuses it instead of filling My Studies with copies; a source
+ * that is itself a de-identified copy maps to itself.
+ */
+async function deidentifiedCopiesOf(
+  db: Db,
+  ownerId: string,
+  sourceStudyIds: string[],
+): Promise<Map<string, string>> {
+  if (sourceStudyIds.length === 0) return new Map();
+  const source = sql<string>`${studies.deidentification}->>'sourceStudyId'`;
+  const rows = await db
+    .select({ id: studies.id, source })
+    .from(studies)
+    .where(
+      and(
+        eq(studies.ownerId, ownerId),
+        eq(studies.deidentified, true),
+        eq(studies.processStatus, 'completed'),
+        isNull(studies.deletingSince),
+        inArray(source, sourceStudyIds),
+        sql`coalesce((${studies.deidentification}->>'includePdfReports')::boolean, false) = false`,
+      ),
+    )
+    .orderBy(desc(studies.createdAt), desc(studies.id));
+  const copies = new Map<string, string>();
+  for (const r of rows) if (!copies.has(r.source)) copies.set(r.source, r.id);
+  // A study that is itself a de-identified copy is shared as it is, never copied again.
+  const already = await db
+    .select({ id: studies.id })
+    .from(studies)
+    .where(
+      and(
+        eq(studies.ownerId, ownerId),
+        eq(studies.deidentified, true),
+        eq(studies.processStatus, 'completed'),
+        isNull(studies.deletingSince),
+        inArray(studies.id, sourceStudyIds),
+      ),
+    );
+  for (const r of already) copies.set(r.id, r.id);
+  return copies;
+}

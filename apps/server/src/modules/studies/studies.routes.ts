@@ -103,7 +103,7 @@ export function studiesRoutes(
             deidentified: z.enum(['0', '1', 'true', 'false']).optional(),
             includePdfReports: z.enum(['0', '1', 'true', 'false']).optional(),
           }),
-          response: { 200: z.any(), 206: z.any(), 416: errorBodySchema, ...errors },
+          response: { 200: z.any(), 206: z.any(), 409: errorBodySchema, 416: errorBodySchema, ...errors },
         },
       },
       async (req, reply) => {

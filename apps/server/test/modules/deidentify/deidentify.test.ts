@@ -165,6 +165,44 @@ describe('de-identified copy', () => {
   });
 });
 
+describe('a de-identified copy', () => {
+  it('is not copied or downloaded de-identified again, but shared as it is', async () => {
+    const copy = (await list(ada)).find((r) => r.deidentified)!;
+    expect(copy).toBeDefined();
+    const again = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/studies/${copy.id}/deidentified-copy`,
+      headers: ada.auth,
+      payload: {},
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatch(/already a de-identified copy/);
+    const download = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/studies/download/${copy.id}?deidentified=1`,
+      headers: ada.auth,
+    });
+    expect(download.statusCode).toBe(409);
+    // Shared de-identified, it is shared as it is: no copy of the copy.
+    const consent = await ctx.app.inject({
+      method: 'PUT',
+      url: `/api/users/${ada.id}`,
+      headers: ada.auth,
+      payload: { shareMedicalData: true },
+    });
+    expect(consent.statusCode).toBe(200);
+    const shared = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/users/shares',
+      headers: ada.auth,
+      payload: { email: 'copy-reader@example.com', studyId: copy.id, deidentified: true },
+    });
+    expect(shared.statusCode).toBe(201);
+    expect(shared.json().data.study._id).toBe(copy.id);
+    expect((await list(ada)).filter((r) => r.deidentified)).toHaveLength(1);
+  });
+});
+
 describe('download de-identified', () => {
   it('streams the de-identified files as a ZIP, naming what was left out', async () => {
     const res = await ctx.app.inject({

@@ -188,7 +188,8 @@ export function StudyActions({
               <Download aria-hidden="true" /> Download
             </DropdownMenuItem>
           )}
-          {handlers.onDeidentify && process.value === 'completed' && (
+          {/* A de-identified copy is not de-identified again: its dates would shift a second time. */}
+          {handlers.onDeidentify && process.value === 'completed' && !study.deidentified && (
             <>
               <DropdownMenuItem onSelect={() => handlers.onDeidentify?.(study, 'copy')}>
                 <ShieldCheck aria-hidden="true" /> Make a de-identified copy
