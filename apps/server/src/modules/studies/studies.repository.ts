@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, orderFulfilments, orders, studies, studyListVersions } from '../../db/schema/index';
 import { adjustStorageUse } from '../accounts';
@@ -117,6 +117,7 @@ async function deidentifiedCopiesOf(
 ): Promise<Map<string, string>> {
   if (sourceStudyIds.length === 0) return new Map();
   const source = sql<string>`${studies.deidentification}->>'sourceStudyId'`;
+  const madeWithoutReports = sql`coalesce((${studies.deidentification}->>'includePdfReports')::boolean, false) = false`;
   const rows = await db
     .select({ id: studies.id, source })
     .from(studies)
@@ -126,26 +127,14 @@ async function deidentifiedCopiesOf(
         eq(studies.deidentified, true),
         eq(studies.processStatus, 'completed'),
         isNull(studies.deletingSince),
-        inArray(source, sourceStudyIds),
-        sql`coalesce((${studies.deidentification}->>'includePdfReports')::boolean, false) = false`,
+        or(inArray(studies.id, sourceStudyIds), and(inArray(source, sourceStudyIds), madeWithoutReports)),
       ),
     )
     .orderBy(desc(studies.createdAt), desc(studies.id));
+  const asked = new Set(sourceStudyIds);
   const copies = new Map<string, string>();
-  for (const r of rows) if (!copies.has(r.source)) copies.set(r.source, r.id);
   // A study that is itself a de-identified copy is shared as it is, never copied again.
-  const already = await db
-    .select({ id: studies.id })
-    .from(studies)
-    .where(
-      and(
-        eq(studies.ownerId, ownerId),
-        eq(studies.deidentified, true),
-        eq(studies.processStatus, 'completed'),
-        isNull(studies.deletingSince),
-        inArray(studies.id, sourceStudyIds),
-      ),
-    );
-  for (const r of already) copies.set(r.id, r.id);
+  for (const r of rows) if (asked.has(r.id)) copies.set(r.id, r.id);
+  for (const r of rows) if (!asked.has(r.id) && !copies.has(r.source)) copies.set(r.source, r.id);
   return copies;
 }

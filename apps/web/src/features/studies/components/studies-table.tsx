@@ -17,6 +17,8 @@ import {
 interface Column {
   label: string;
   sortKey?: StudySortKey;
+  /** Kept in view at the table's right edge (STICKY_HEAD). */
+  sticky?: boolean;
 }
 
 /**
@@ -38,7 +40,7 @@ const COLUMNS: Column[] = [
   { label: 'Study Date', sortKey: 'studyDate' },
   { label: 'Latest Completion', sortKey: 'latestCompletionDate' },
   { label: 'Status' },
-  { label: 'Actions' },
+  { label: 'Actions', sticky: true },
 ];
 
 function SortHeader({
@@ -52,10 +54,7 @@ function SortHeader({
 }) {
   if (!column.sortKey) {
     return (
-      <th
-        scope="col"
-        className={`px-1.5 py-3 text-left font-medium ${column.label === 'Actions' ? STICKY_HEAD : ''}`}
-      >
+      <th scope="col" className={`px-1.5 py-3 text-left font-medium ${column.sticky ? STICKY_HEAD : ''}`}>
         {column.label}
       </th>
     );
