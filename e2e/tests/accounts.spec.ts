@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type Page } from '@playwright/test';
 import { expect, test } from './a11y';
+import { startApp } from '../app-process';
+import { chooseFirstAdminPassword, FIRST_ADMIN_EMAIL } from '../first-admin';
 
 const password = 'Str0ng!Passw0rd';
 let counter = 0;
@@ -185,6 +187,49 @@ test.describe('professional rejection', () => {
     await expect(page.getByText('The licence number does not exist in the Nevada registry.')).toBeVisible();
     await page.getByRole('button', { name: 'Logout' }).click();
     await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
+  });
+});
+
+test.describe('first admin', () => {
+  test('the printed one-time password leads only to choosing a new one, and never signs in again', async ({
+    browser,
+  }) => {
+    test.setTimeout(180_000);
+    const app = await startApp();
+    try {
+      const context = await browser.newContext({ baseURL: app.base });
+      const page = await context.newPage();
+      await signIn(page, FIRST_ADMIN_EMAIL, app.adminPassword);
+      const choose = page.getByRole('heading', { name: 'Choose a new password' });
+      await expect(choose).toBeVisible({ timeout: 45_000 });
+      await expect(page.getByText('was a one-time password and cannot be used again')).toBeVisible();
+      // The admin console is not there yet: the same screen at its address.
+      await page.goto('/admin');
+      await expect(choose).toBeVisible();
+      await expect(page.getByRole('tab', { name: 'Users' })).toHaveCount(0);
+      // The one-time password cannot be chosen again.
+      await page.getByLabel('One-time password').fill(app.adminPassword);
+      await page.getByLabel('New password', { exact: true }).fill(app.adminPassword);
+      await page.getByLabel('Confirm new password').fill(app.adminPassword);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await expect(page.getByText('Choose a password other than the one-time password.')).toBeVisible();
+      await context.close();
+
+      // Choosing one opens the app; the admin console is there.
+      const fresh = await browser.newContext({ baseURL: app.base });
+      const admin = await fresh.newPage();
+      await chooseFirstAdminPassword(admin, app.adminPassword, 'Own!Adm1nPassw0rd');
+      await admin.goto('/admin');
+      await expect(admin.getByRole('tab', { name: 'Users' })).toBeVisible();
+      await logout(admin);
+      await signIn(admin, FIRST_ADMIN_EMAIL, app.adminPassword);
+      await expect(admin.getByText('Invalid email or password. Please try again.')).toBeVisible({
+        timeout: 45_000,
+      });
+      await fresh.close();
+    } finally {
+      await app.stop();
+    }
   });
 });
 

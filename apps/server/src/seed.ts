@@ -22,8 +22,8 @@ export async function seedReferenceData(
 }
 
 /**
- * First start: creates the admin account and prints its one-time password once. Later starts
- * find the admin and print nothing.
+ * First start: creates the admin account and prints its one-time password once; signing in with
+ * it leads only to choosing a new password. Later starts find the admin and print nothing.
  */
 export async function ensureAdmin(
   services: Pick<Services, 'users' | 'config' | 'log' | 'audit'>,
@@ -42,6 +42,8 @@ export async function ensureAdmin(
     termsAcceptedAt: new Date(),
     // An operator account: the patient onboarding dialog is not for it.
     welcomeModalShown: true,
+    // The printed password signs in once, to choose the admin's own.
+    passwordChangeRequired: true,
   });
   if (!created) {
     services.log.warn('ADMIN_EMAIL belongs to an existing non-admin account; no admin was created');

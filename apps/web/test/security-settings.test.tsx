@@ -40,6 +40,7 @@ function account(over: Partial<User> = {}): User {
     createdAt: '2026-01-01T00:00:00.000Z',
     hasPassword: true,
     googleLinked: false,
+    passwordChangeRequired: false,
     ...over,
   };
 }

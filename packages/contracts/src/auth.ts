@@ -34,6 +34,8 @@ export const userSchema = z.object({
   hasPassword: z.boolean(),
   /** The account signs in with Google too (or only). */
   googleLinked: z.boolean(),
+  /** Signed in with a one-time password: a new one must be chosen before anything else. */
+  passwordChangeRequired: z.boolean(),
 });
 export type User = z.infer<typeof userSchema>;
 

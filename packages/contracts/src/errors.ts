@@ -27,6 +27,8 @@ export const errorStatus = {
   GOOGLE_AUTH_FAILED: 401,
   FORBIDDEN: 403,
   ACCOUNT_INACTIVE: 403,
+  /** Signed in with a one-time password: choose a new one (POST /api/auth/password) first. */
+  PASSWORD_CHANGE_REQUIRED: 403,
   /**
    * An admin action after the recent-sign-in window (sign in again: password, then code), or a
    * security setting without a recent proof of identity (POST /api/auth/reauthenticate).

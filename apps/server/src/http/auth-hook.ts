@@ -61,15 +61,24 @@ export function installRoleGate(app: FastifyInstance): void {
   });
 }
 
+const CHOOSE_PASSWORD =
+  'Choose a new password first: the password you signed in with could be used only once.';
+
 /**
  * A signed-in user whose account is active. Pending or rejected professionals get 403 here:
- * they may only read who they are, manage their sessions and sign out (see requireSession).
+ * they may only read who they are, manage their sessions and sign out (see requireSession). So does
+ * an account signed in with a one-time password, except where it chooses its own (`passwordChange`).
  */
-export function requireUser(req: FastifyRequest): AuthenticatedSession {
+export function requireUser(
+  req: FastifyRequest,
+  opts: { passwordChange?: boolean } = {},
+): AuthenticatedSession {
   const auth = requireSession(req);
   if (auth.user.accountStatus !== 'active') {
     throw new AppError('ACCOUNT_INACTIVE', 'Your account is waiting for verification by an administrator.');
   }
+  if (auth.user.passwordChangeRequired && !opts.passwordChange)
+    throw new AppError('PASSWORD_CHANGE_REQUIRED', CHOOSE_PASSWORD);
   return auth;
 }
 
@@ -83,5 +92,6 @@ export function requireSession(req: FastifyRequest): AuthenticatedSession {
 export function requireAdmin(req: FastifyRequest): AuthenticatedSession {
   const auth = req.auth;
   if (!auth || auth.user.role !== 'admin') throw new AppError('NOT_FOUND', 'Not found');
+  if (auth.user.passwordChangeRequired) throw new AppError('PASSWORD_CHANGE_REQUIRED', CHOOSE_PASSWORD);
   return auth;
 }

@@ -35,5 +35,6 @@ export function toUserDto(row: UserRow, defaultMaxStorageGB: number): User {
     createdAt: row.createdAt.toISOString(),
     hasPassword: row.passwordHash !== null,
     googleLinked: row.googleSub !== null,
+    passwordChangeRequired: row.passwordChangeRequired,
   };
 }

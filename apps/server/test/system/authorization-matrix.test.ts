@@ -1180,11 +1180,20 @@ beforeAll(async () => {
   const adminPassword = /one-time password: (\S+)/.exec(printed)?.[1];
   if (!adminPassword) throw new Error('ensureAdmin printed no password');
   const adminEmail = ctx.services.config.adminEmail;
-  const adminLogin = await login(adminEmail, adminPassword);
+  // It signs in once, to choose the admin's own (test/modules/auth/one-time-password.test.ts).
+  const firstLogin = await login(adminEmail, adminPassword);
+  const changed = await mainApp.inject({
+    method: 'POST',
+    url: '/api/auth/password',
+    headers: { authorization: `Bearer ${firstLogin.authToken}` },
+    payload: { currentPassword: adminPassword, newPassword: strongPassword },
+  });
+  if (changed.statusCode !== 200) throw new Error(`admin password change failed: ${changed.body}`);
+  const adminLogin = await login(adminEmail);
   const admin = {
     id: adminLogin.id,
     email: adminEmail,
-    password: adminPassword,
+    password: strongPassword,
     token: adminLogin.authToken,
   };
 

@@ -43,6 +43,11 @@ export const users = pgTable(
     emailNotifications: boolean('email_notifications').notNull().default(true),
     smsNotifications: boolean('sms_notifications').notNull().default(false),
     welcomeModalShown: boolean('welcome_modal_shown').notNull().default(false),
+    /**
+     * The password was handed out (the first admin's, printed at first start): it signs in once more,
+     * to choose a new one, and nothing else is reachable until then (http/auth-hook.ts).
+     */
+    passwordChangeRequired: boolean('password_change_required').notNull().default(false),
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     termsAcceptedAt: timestamp('terms_accepted_at', { withTimezone: true }),
     /** Per-user quota override in bytes; null means the configured default. */

@@ -392,7 +392,8 @@ export function authRoutes({
           response: { 200: messageSchema, ...errors },
         },
       },
-      async (req) => security.changePassword(requireUser(req), req.body, requestMeta(req)),
+      async (req) =>
+        security.changePassword(requireUser(req, { passwordChange: true }), req.body, requestMeta(req)),
     );
 
     app.post(

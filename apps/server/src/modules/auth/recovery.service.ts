@@ -125,7 +125,11 @@ function createPasswordReset(deps: Deps, tools: RecoveryTools) {
         throw new AppError('RESET_TOKEN_INVALID', RESET_TOKEN_INVALID);
       }
       const { user } = found;
-      await deps.users.update(user.id, { passwordHash: await hashPassword(body.newPassword), updatedAt: at });
+      await deps.users.update(user.id, {
+        passwordHash: await hashPassword(body.newPassword),
+        passwordChangeRequired: false,
+        updatedAt: at,
+      });
       await deps.tokens.retireAll(user.id, 'password_reset', at);
       await deps.mfa.consumeAllChallenges(user.id, at);
       const revoked = await deps.sessions.revokeAllForUser(user.id, 'password_reset', { at });

@@ -159,7 +159,13 @@ function createPasswordChange(deps: Deps, tools: SecurityTools) {
       else await deps.requireFreshProof(auth, 'auth.password_change', meta);
       const at = now();
       const { user } = auth;
-      await deps.users.update(user.id, { passwordHash: await hashPassword(body.newPassword), updatedAt: at });
+      if (user.passwordChangeRequired && body.newPassword === body.currentPassword)
+        throw new AppError('VALIDATION_ERROR', 'Choose a password other than the one-time password.');
+      await deps.users.update(user.id, {
+        passwordHash: await hashPassword(body.newPassword),
+        passwordChangeRequired: false,
+        updatedAt: at,
+      });
       await deps.tokens.retireAll(user.id, 'password_reset', at);
       await deps.mfaRepo.consumeAllChallenges(user.id, at);
       const revoked = await deps.sessions.revokeAllForUser(user.id, 'password_changed', {

@@ -1,66 +1,13 @@
-import { changePasswordBodySchema, type User } from '@mi/contracts/auth';
-import { Loader2 } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
-import { Button } from '@/components/ui/button';
+import type { User } from '@mi/contracts/auth';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
-import { FieldError } from '@/components/ui/field-error';
-import { Label } from '@/components/ui/label';
-import { PasswordInput } from '@/components/ui/password-input';
 import { toast } from '@/hooks/use-toast';
-import { errorMessage } from '@/lib/api-client';
-import { useChangePassword } from '../api/change-password';
-import { useFreshProof } from '../hooks/use-fresh-proof';
-
-const MISMATCH = 'Passwords do not match';
+import { PasswordForm } from './password-form';
 
 /**
- * Settings → Privacy & Sharing → Password. The current password proves it is you; an account
- * that signs in with Google only sets a first password after "Confirm it's you". The other
- * sessions are signed out and the owner is emailed.
+ * Settings → Privacy & Sharing → Password. The other sessions are signed out and the owner is
+ * emailed.
  */
 export function PasswordCard({ user }: { user: User }) {
-  const id = useId();
-  const change = useChangePassword();
-  const proof = useFreshProof();
-  const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [again, setAgain] = useState('');
-  const [errors, setErrors] = useState<{ current?: string; next?: string; again?: string; form?: string }>(
-    {},
-  );
-
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = changePasswordBodySchema.safeParse({
-      ...(user.hasPassword ? { currentPassword: current } : {}),
-      newPassword: next,
-    });
-    const found: typeof errors = {};
-    if (!parsed.success)
-      for (const issue of parsed.error.issues) {
-        const key = issue.path[0] === 'currentPassword' ? 'current' : 'next';
-        found[key] ??= issue.message;
-      }
-    if (next && again !== next) found.again = MISMATCH;
-    setErrors(found);
-    if (!parsed.success || found.again) return;
-    proof.run(() => change.mutateAsync(parsed.data), {
-      onSuccess: (res) => {
-        setCurrent('');
-        setNext('');
-        setAgain('');
-        toast({ title: 'Password changed', description: res.message });
-      },
-      onError: (err) => setErrors({ form: errorMessage(err) }),
-    });
-  };
-
-  const field = (key: 'current' | 'next' | 'again') => ({
-    id: `${id}-${key}`,
-    'aria-invalid': errors[key] ? true : undefined,
-    'aria-describedby': errors[key] ? `${id}-${key}-error` : undefined,
-  });
-
   return (
     <Card>
       <CardHeader>
@@ -72,58 +19,11 @@ export function PasswordCard({ user }: { user: User }) {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form
-          noValidate
-          onSubmit={onSubmit}
-          className="grid gap-4 sm:max-w-sm"
-          aria-label={user.hasPassword ? 'Change password' : 'Set a password'}
-        >
-          {user.hasPassword && (
-            <div className="grid gap-2">
-              <Label htmlFor={`${id}-current`}>Current password</Label>
-              <PasswordInput
-                autoComplete="current-password"
-                value={current}
-                onChange={(e) => setCurrent(e.target.value)}
-                {...field('current')}
-              />
-              <FieldError id={`${id}-current-error`} message={errors.current} />
-            </div>
-          )}
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-next`}>New password</Label>
-            <PasswordInput
-              autoComplete="new-password"
-              value={next}
-              onChange={(e) => setNext(e.target.value)}
-              {...field('next')}
-            />
-            <FieldError id={`${id}-next-error`} message={errors.next} />
-          </div>
-          <div className="grid gap-2">
-            <Label htmlFor={`${id}-again`}>Confirm new password</Label>
-            <PasswordInput
-              autoComplete="new-password"
-              value={again}
-              onChange={(e) => setAgain(e.target.value)}
-              {...field('again')}
-            />
-            <FieldError id={`${id}-again-error`} message={errors.again} />
-          </div>
-          {errors.form && (
-            <p role="alert" className="text-sm text-destructive">
-              {errors.form}
-            </p>
-          )}
-          <div>
-            <Button type="submit" disabled={change.isPending} aria-busy={change.isPending || undefined}>
-              {change.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}
-              {user.hasPassword ? 'Change password' : 'Set password'}
-            </Button>
-          </div>
-        </form>
+        <PasswordForm
+          user={user}
+          onChanged={(message) => toast({ title: 'Password changed', description: message })}
+        />
       </CardContent>
-      {proof.dialog}
     </Card>
   );
 }
