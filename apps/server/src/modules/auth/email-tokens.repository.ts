@@ -61,6 +61,18 @@ export function createEmailTokensRepository(db: Db) {
         .limit(1);
       return row;
     },
+    /**
+     * A token whatever its state (used, expired): only to tell someone who opens a link again what
+     * it already did, never to act on it.
+     */
+    async findAny(purpose: EmailTokenPurpose, tokenHash: string): Promise<EmailTokenRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(emailTokens)
+        .where(and(eq(emailTokens.tokenHash, tokenHash), eq(emailTokens.purpose, purpose)))
+        .limit(1);
+      return row;
+    },
     /** Marks a live token used; only one caller can win (single use under concurrency). */
     async consume(
       purpose: EmailTokenPurpose,

@@ -201,6 +201,10 @@ function createEmailVerification(deps: Deps, tools: RecoveryTools) {
       const at = now();
       const row = await deps.tokens.consume('email_verify', hashToken(token), at);
       if (!row) {
+        // A link opened again (or after a newer one) whose account is verified: nothing is wrong.
+        const spent = await deps.tokens.findAny('email_verify', hashToken(token));
+        const owner = spent && (await deps.users.findById(spent.userId));
+        if (owner?.emailVerifiedAt) return { message: 'Your email address is already verified.' };
         await deps.audit({
           action: 'auth.email_verification.completed',
           outcome: 'failure',

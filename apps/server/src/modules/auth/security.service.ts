@@ -237,7 +237,14 @@ function createEmailChange(deps: Deps, tools: SecurityTools) {
     async confirmEmailChange(token: string, meta: RequestMeta): Promise<{ message: string } | null> {
       const at = now();
       const row = await deps.tokens.consume('email_change', hashToken(token), at);
-      if (!row) return null;
+      if (!row) {
+        // The link opened again once the address has moved: say so rather than "invalid".
+        const spent = await deps.tokens.findAny('email_change', hashToken(token));
+        const owner = spent?.usedAt && spent.newEmail ? await deps.users.findById(spent.userId) : undefined;
+        if (owner && spent?.newEmail && owner.emailNormalized === normalizeEmail(spent.newEmail))
+          return { message: `Your email address is now ${spent.newEmail}.` };
+        return null;
+      }
       const user = await deps.users.findById(row.userId);
       const newEmail = row.newEmail;
       const fail = async (reason: string): Promise<never> => {
