@@ -130,6 +130,12 @@ test('Share de-identified: the preview shows first, the copy is made and shared,
     });
     await expect(current).toContainText('researcher@example.com', { timeout: 2_000 });
   }).toPass({ timeout: 60_000 });
+  // The copy is shared as it is: no second de-identification is offered for it.
+  const copyDialog = page.getByRole('dialog', { name: 'Share Study' });
+  await expect(
+    copyDialog.getByText('This study is a de-identified copy: it is shared as it is.'),
+  ).toBeVisible();
+  await expect(copyDialog.getByRole('checkbox', { name: 'Share a de-identified copy' })).toHaveCount(0);
   await page.keyboard.press('Escape');
   await row.getByRole('button', { name: 'Share study' }).click();
   await expect(page.getByRole('dialog', { name: 'Share Study' })).toContainText(

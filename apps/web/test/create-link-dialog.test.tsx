@@ -195,6 +195,17 @@ describe('Share by link / QR', () => {
     expect(JSON.parse(String(create[1]?.body))).toMatchObject({ studyIds: [STUDY_ID], deidentified: true });
   });
 
+  it('offers no de-identified copies of a study that is one already', async () => {
+    const copy = { ...study, deidentified: true } as StudyListItem;
+    renderWithQuery(<CreateLinkDialog studies={[copy]} onClose={vi.fn()} />);
+    expect(screen.getByRole('button', { name: 'Create link' })).toBeTruthy();
+    expect(screen.queryByRole('checkbox', { name: 'Link to de-identified copies' })).toBeNull();
+    cleanup();
+    // With an identified study beside it, the option stays, for that one.
+    renderWithQuery(<CreateLinkDialog studies={[copy, study]} onClose={vi.fn()} />);
+    expect(screen.getByRole('checkbox', { name: 'Link to de-identified copies' })).toBeTruthy();
+  });
+
   it('refuses a maximum of opens that is not a whole number from 1', async () => {
     const user = userEvent.setup();
     renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);

@@ -445,7 +445,12 @@ export function ShareStudyDialog({
             )}
           </div>
 
-          {sharingAllowed && study && (
+          {sharingAllowed && study?.deidentified && (
+            <p className="text-sm text-muted-foreground">
+              This study is a de-identified copy: it is shared as it is.
+            </p>
+          )}
+          {sharingAllowed && study && !study.deidentified && (
             <DeidentifiedOption
               studyId={study.id}
               label="Share a de-identified copy"

@@ -128,6 +128,7 @@ export function CreateLinkForm({
 }) {
   const id = useId();
   const create = useCreateLink();
+  const identified = studies.filter((s) => !s.deidentified);
   const {
     register,
     handleSubmit,
@@ -326,14 +327,17 @@ export function CreateLinkForm({
           </div>
         </div>
 
-        <DeidentifiedOption
-          studyId={studies[0]!.id}
-          several={studies.length > 1}
-          label="Link to de-identified copies"
-          checked={deidentified}
-          disabled={create.isPending}
-          onCheckedChange={(next) => setValue('deidentified', next)}
-        />
+        {/* Studies that are de-identified copies already are linked as they are. */}
+        {identified[0] && (
+          <DeidentifiedOption
+            studyId={identified[0].id}
+            several={identified.length > 1}
+            label="Link to de-identified copies"
+            checked={deidentified}
+            disabled={create.isPending}
+            onCheckedChange={(next) => setValue('deidentified', next)}
+          />
+        )}
 
         {create.isError && (
           <Alert variant="destructive">
