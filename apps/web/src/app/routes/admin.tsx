@@ -1,3 +1,4 @@
+import { useSearchParams } from 'react-router';
 import { PageHeader } from '@/components/page-header';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { AuditLog } from '@/features/admin/audit/components/audit-log';
@@ -12,8 +13,36 @@ import { ReauthProvider } from '@/features/admin/shared/components/reauth-provid
 import { ServicesAdmin } from '@/features/admin/catalogue/components/services-admin';
 import { UsersAdmin } from '@/features/admin/users/components/users-admin';
 
-/** /admin: operator views (admins only; see RequireAdmin). */
+const TABS = [
+  'users',
+  'audit',
+  'health',
+  'professionals',
+  'providers',
+  'services',
+  'ratings',
+  'outbox',
+  'failed-jobs',
+  'help-articles',
+] as const;
+
+/**
+ * /admin: operator views (admins only; see RequireAdmin). The open tab is in the address
+ * (`?tab=users`), so a reload, the back button or a shared link opens the same one.
+ */
 export default function AdminRoute() {
+  const [params, setParams] = useSearchParams();
+  const asked = params.get('tab');
+  const tab = TABS.find((t) => t === asked) ?? 'outbox';
+  const openTab = (next: string) =>
+    setParams(
+      (current) => {
+        const updated = new URLSearchParams(current);
+        updated.set('tab', next);
+        return updated;
+      },
+      { replace: true },
+    );
   return (
     // Admin changes need a recent sign-in: the provider asks for it when the server does.
     <ReauthProvider>
@@ -21,7 +50,7 @@ export default function AdminRoute() {
         title="Administration"
         description="Accounts, the audit log, health, professional verification, the provider directory, analysis services, ratings, outgoing mail and background jobs"
       />
-      <Tabs defaultValue="outbox">
+      <Tabs value={tab} onValueChange={openTab}>
         <TabsList className="h-auto flex-wrap">
           <TabsTrigger value="users">Users</TabsTrigger>
           <TabsTrigger value="audit">Audit log</TabsTrigger>
