@@ -237,6 +237,32 @@
       }, closeSidePanels);
     });
 
+  /**
+   * On a phone OHIF's header has more than fits: its logo, a toolbar wider than the screen centred over
+   * it, undo and redo, the patient menu and the settings. Below 768 px the logo (a link to a study
+   * list this viewer does not have) and undo/redo are left out, and the toolbar runs from the left edge
+   * to the patient menu, scrolling sideways, so nothing overlaps and the page is no wider than the
+   * screen. The selectors follow the header of the pinned release (ohif-release.mjs).
+   */
+  function fitHeaderToPhone() {
+    var header = 'div:has(> div > [data-cy="return-to-work-list"])';
+    var style = document.createElement('style');
+    style.textContent =
+      '@media (max-width: 767px) {' +
+      header +
+      ' > div:has(> [data-cy="return-to-work-list"]) { display: none; }' +
+      header +
+      ' > .absolute.right-0 > div:nth-child(-n + 2) { display: none; }' +
+      header +
+      ' > .absolute.left-1\\/2 { left: 0; right: 150px; transform: translateY(-50%);' +
+      ' overflow-x: auto; overflow-y: hidden; scrollbar-width: none; }' +
+      header +
+      ' > .absolute.left-1\\/2 > div { justify-content: flex-start; width: max-content; }' +
+      '}';
+    document.head.appendChild(style);
+  }
+  fitHeaderToPhone();
+
   window.config = {
     routerBasename: null,
     extensions: [],

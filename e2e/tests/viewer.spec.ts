@@ -247,6 +247,19 @@ test('a generated series opens in OHIF from My Studies, is drawn, scrolls; stran
   const onPhone = await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50 && d.width > 390 * 0.75);
   expect(onPhone.insideMean - onPhone.outsideMean).toBeGreaterThan(150);
   await viewer.screenshot({ path: test.info().outputPath('series-phone.png') });
+  // Its header fits the screen: the toolbar scrolls sideways instead of running under the menus.
+  expect(await viewer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const patientMenu = await viewer.getByText('Patient', { exact: true }).boundingBox();
+  const lastTool = await viewer.locator('[data-cy="MoreTools-split-button-secondary"]').boundingBox();
+  const toolbarEdge = await viewer.evaluate(
+    () =>
+      document
+        .querySelector('[data-cy="MoreTools-split-button-secondary"]')!
+        .closest('.absolute')!
+        .getBoundingClientRect().right,
+  );
+  expect(patientMenu && lastTool).toBeTruthy();
+  expect(toolbarEdge).toBeLessThanOrEqual(patientMenu!.x);
   // Back to a wide window: the viewport grows under the drawn image, which is fitted to it again.
   await viewer.setViewportSize({ width: 1280, height: 720 });
   await waitForDrawn(viewer, (d) => d.box !== null && d.bright > 50 && d.width > 1000, 15_000);
