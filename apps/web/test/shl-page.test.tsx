@@ -96,6 +96,7 @@ const exp = () => Math.floor(Date.now() / 1000) + 3600;
 
 const fetchMock = vi.fn<typeof fetch>();
 beforeEach(() => {
+  window.localStorage.clear();
   fetchMock.mockReset();
   vi.stubGlobal('fetch', fetchMock);
   let n = 0;
@@ -182,6 +183,12 @@ describe('the study link page', () => {
           }),
         ),
       );
+
+      // Opened again on this device, the name is offered; the passcode is asked again.
+      cleanup();
+      render(<ShlPage fragment={fragment({ url: MANIFEST, key: KEY, exp: exp(), flag: 'P', v: 1 })} />);
+      expect((screen.getByLabelText('Your name') as HTMLInputElement).value).toBe('Dr Ana Rivera');
+      expect((screen.getByLabelText('Passcode') as HTMLInputElement).value).toBe('');
     },
   );
 

@@ -81,6 +81,26 @@ type Phase =
   | { name: 'ended' };
 
 /**
+ * The name a recipient gave when a link last opened on this device, offered again next time (the
+ * passcode never is: it stays with whoever was given it).
+ */
+const RECIPIENT_KEY = 'shl.recipient';
+function rememberedRecipient(): string {
+  try {
+    return window.localStorage.getItem(RECIPIENT_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+function rememberRecipient(name: string): void {
+  try {
+    window.localStorage.setItem(RECIPIENT_KEY, name);
+  } catch {
+    // Without storage the name is asked again next time.
+  }
+}
+
+/**
  * /shl#shlink:/…: a study link opened by whoever holds it, no account needed. Asks the recipient's
  * name (the patient sees it) and the passcode when the link has one, fetches the encrypted bundle,
  * decrypts it here with the key from the fragment, and shows the patient, the studies, their
@@ -93,7 +113,7 @@ export function ShlPage({ fragment = window.location.hash }: { fragment?: string
   const [phase, setPhase] = useState<Phase>(() =>
     payload && isExpired(payload) ? { name: 'ended' } : { name: 'form' },
   );
-  const [recipient, setRecipient] = useState('');
+  const [recipient, setRecipient] = useState(rememberedRecipient);
   const [passcode, setPasscode] = useState('');
   const [askPasscode, setAskPasscode] = useState(() => payload?.flag.includes('P') ?? false);
   const [errors, setErrors] = useState<{ recipient?: string; passcode?: string; form?: string }>({});
@@ -154,6 +174,7 @@ export function ShlPage({ fragment = window.location.hash }: { fragment?: string
         return;
       }
       const headers = content.studies.find((s) => s.endpoint)?.endpoint?.headers ?? {};
+      rememberRecipient(name);
       setPhase({ name: 'ready', content, headers });
     } catch (err) {
       const failure = err instanceof ShlError ? err.failure : ({ kind: 'failed', status: 0 } as const);
