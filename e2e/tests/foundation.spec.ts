@@ -161,6 +161,9 @@ test.describe('signed in', () => {
 
     await signIn(page, process.env.E2E_ADMIN_EMAIL!, process.env.E2E_ADMIN_PASSWORD!);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
+    // The console opens on its first tab, Users.
+    await expect(page.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+    await page.getByRole('tab', { name: 'Outbox' }).click();
     const outbox = page.getByRole('list', { name: 'Outbox messages' });
     await expect(outbox).toContainText(email);
     await expect(outbox).toContainText('Welcome to Medical Imaging');

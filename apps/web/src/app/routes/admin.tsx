@@ -33,7 +33,7 @@ const TABS = [
 export default function AdminRoute() {
   const [params, setParams] = useSearchParams();
   const asked = params.get('tab');
-  const tab = TABS.find((t) => t === asked) ?? 'outbox';
+  const tab = TABS.find((t) => t === asked) ?? 'users';
   const openTab = (next: string) =>
     setParams(
       (current) => {
