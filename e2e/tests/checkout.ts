@@ -50,12 +50,20 @@ export async function providerRow(page: Page, service: string, provider: string 
  * Buys `service` from the provider named `provider` for the study described so, with the 4242
  * card, on Available Services; ends on Purchased Services.
  */
-export async function buy(page: Page, service: string, provider: string, studyDescription: string) {
+export async function buy(
+  page: Page,
+  service: string,
+  provider: string,
+  studyDescription: string,
+  /** What the dialog must say of the chosen study before payment (a study the service cannot read). */
+  warning?: RegExp,
+) {
   await page.goto('/services/available');
   await (await providerRow(page, service, provider)).getByRole('button', { name: 'Purchase' }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading', { name: 'Confirm Purchase' })).toBeVisible();
   await chooseStudy(dialog, studyDescription);
+  if (warning) await expect(dialog.getByRole('alert').filter({ hasText: warning })).toBeVisible();
   await fillCard(dialog);
   await dialog.getByRole('button', { name: 'Make Payment' }).click();
   await expect(dialog.getByRole('heading', { name: 'Payment Completed' })).toBeVisible({ timeout: 20_000 });

@@ -141,8 +141,15 @@ test('an order whose study lacks the modality gets another study attached; decli
   const mr = `Attach MR ${Date.now()}`;
   await uploadCtStudy(page, mr, 'MR');
 
-  // Expert Review reads X-Ray and CT: bought for the MR study, it waits for data.
-  await buy(page, 'Expert Review', pro.name, mr);
+  // Expert Review reads X-Ray and CT: bought for the MR study, it waits for data, as the dialog
+  // says before payment.
+  await buy(
+    page,
+    'Expert Review',
+    pro.name,
+    mr,
+    /needs a .*CT study\. If you pay for this one, the order waits/,
+  );
   const row = page.getByRole('row', { name: /Expert Review/ });
   await expect(row).toContainText('Upload Required Data');
   await expect(row.getByRole('img', { name: 'Upload required data' })).toBeVisible();

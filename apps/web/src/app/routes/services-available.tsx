@@ -37,6 +37,7 @@ export default function ServicesAvailableRoute() {
             // As every list shows it ('DOE, JOHN' for the DICOM 'DOE^JOHN').
             patientName: formatPersonName(s.metadata.patientName) || null,
             studyDescription: s.metadata.studyDescription,
+            modality: s.metadata.modality,
           }))}
           onClose={() => setBuying(null)}
         />

@@ -1,4 +1,4 @@
-import { formatDollars, type Service, type ServiceProvider } from '@mi/contracts/orders';
+import { formatDollars, missingStudyData, type Service, type ServiceProvider } from '@mi/contracts/orders';
 import { useQueryClient } from '@tanstack/react-query';
 import { CheckCircle2 } from 'lucide-react';
 import { useState } from 'react';
@@ -19,6 +19,14 @@ export interface StudyOption {
   id: string;
   patientName: string | null;
   studyDescription: string | null;
+  /** Modalities joined with '/', as the studies list gives them ('CT', 'CT/SR'). */
+  modality: string | null;
+}
+
+/** Why the service cannot read this study (the server's rule, missingStudyData), or null. */
+function unfit(service: Service, study: StudyOption): string | null {
+  const modalities = study.modality ? study.modality.split('/').filter(Boolean) : [];
+  return missingStudyData(service.supportedModalities, { modalities });
 }
 
 /**
@@ -45,6 +53,10 @@ export function PurchaseDialog({
   const [done, setDone] = useState(false);
   // The 'Get Analysis' study is preselected once the list knows it, until the user picks another.
   const studyId = chosen ?? defaultStudyId ?? '';
+  // A study the service cannot read may still be bought for (the order then waits, 'Upload Required
+  // Data', until one it can read is attached), but the buyer is told so before paying.
+  const problems = new Map(studies.map((s) => [s.id, unfit(service, s)]));
+  const problem = studyId ? problems.get(studyId) : null;
   const amount = Math.round(provider.price * 100);
   // The test-mode sentence is true of the embedded sandbox processor only, never of real payments.
   const sandbox = usePaymentConfig().data?.processor === 'sandbox';
@@ -131,11 +143,22 @@ export function PurchaseDialog({
                   {studies.map((s) => (
                     <option key={s.id} value={s.id}>
                       {`${s.patientName || 'N/A'} - ${s.studyDescription || 'N/A'}`}
+                      {problems.get(s.id) !== null &&
+                        ` (${s.modality || 'no images'}: not read by this service)`}
                     </option>
                   ))}
                 </>
               )}
             </NativeSelect>
+            <p className="text-xs text-muted-foreground">
+              This service reads {service.supportedModalities.join(', ')} studies.
+            </p>
+            {problem && (
+              <p role="alert" className="text-sm text-destructive">
+                {problem} If you pay for this one, the order waits until you attach a study the service can
+                read (Purchased Services, Upload Required Data).
+              </p>
+            )}
           </div>
           <p className="text-xs text-muted-foreground">
             By paying you agree to the terms of service. The provider reads the selected study for this order

@@ -1,4 +1,4 @@
-import { formatDollars, type Service } from '@mi/contracts/orders';
+import { formatDollars, missingStudyData, type Service } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FilterToolbar } from '@/components/list/filter-toolbar';
@@ -67,6 +67,15 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
             : lowest(b) - lowest(a),
       );
   }, [services.data, search, type, sort]);
+
+  // A service that cannot read this study says so before it is ordered (the server's rule,
+  // missingStudyData): the order would wait for another study ('Upload Required Data').
+  const unfit = (s: Service) =>
+    study.data
+      ? missingStudyData(s.supportedModalities, {
+          modalities: (study.data.metadata.modality ?? '').split('/').filter(Boolean),
+        })
+      : null;
 
   const info: Array<[string, string]> = study.data
     ? [
@@ -166,6 +175,11 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
               <RatingSummary rating={byRating(s)[0]!.rating} count={byRating(s)[0]!.ratingCount} />
             </p>
             <p className="text-lg font-semibold">{formatDollars(lowest(s))}</p>
+            {unfit(s) && (
+              <p className="text-sm text-destructive">
+                {unfit(s)} Ordered for this one, it waits until you attach a study it can read.
+              </p>
+            )}
             <div className="mt-auto flex gap-2">
               <Button
                 disabled={!studyId}
