@@ -105,6 +105,15 @@ test('a study link with a passcode opens for someone without an account: report,
   ).toBeLessThanOrEqual(0);
   await guest.screenshot({ path: test.info().outputPath('link-page-390.png'), fullPage: true });
   await guest.setViewportSize({ width: 1280, height: 720 });
+  // Downloads were not allowed for this link.
+  await guest.getByRole('button', { name: 'Download' }).first().click();
+  await expect(guest.getByText('The patient has not allowed downloading these images.')).toBeVisible();
+  await guest.reload();
+  // The name is offered again on this device; the passcode is not.
+  await expect(guest.getByLabel('Your name')).toHaveValue('Dr Rivera <i>');
+  await guest.getByLabel('Passcode').fill('tulip-42');
+  await guest.getByRole('button', { name: 'Open studies' }).click();
+  await expect(guest.getByRole('heading', { name: description })).toBeVisible({ timeout: 20_000 });
 
   // The images open in the viewer, drawn.
   const popup = guest.waitForEvent('popup');
@@ -143,6 +152,10 @@ test('a study link with a passcode opens for someone without an account: report,
     timeout: 20_000,
   });
   expect(await viewer.evaluate(canvasesWithImage)).toBe(0);
+  // The page still open says the link ended when Download is tried, not that downloads are off.
+  await guest.getByRole('button', { name: 'Download' }).first().click();
+  await expect(guest.getByText('The studies can no longer be opened')).toBeVisible();
+  await expect(guest.getByText(/Available until/)).toHaveCount(0);
   await guest.reload();
   await guest.getByLabel('Your name').fill('Dr Rivera');
   await guest.getByLabel('Passcode').fill('tulip-42');

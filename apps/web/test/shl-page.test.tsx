@@ -208,8 +208,11 @@ describe('the study link page', () => {
     render(<ShlPage fragment={fragment({ url: MANIFEST, key: KEY, exp: exp(), flag: '' })} />);
     expect(screen.queryByLabelText('Passcode')).toBeNull();
     await user.type(screen.getByLabelText('Your name'), 'Front desk');
+    expect(screen.getByText(/Available until/)).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Open studies' }));
     expect(await screen.findByText(LINK_ENDED_MESSAGE)).toBeTruthy();
+    // An ended link no longer says until when it opens.
+    expect(screen.queryByText(/Available until/)).toBeNull();
   });
 
   it('opens a check-in link by GET with the recipient', async () => {

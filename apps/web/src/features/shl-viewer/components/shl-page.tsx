@@ -46,7 +46,8 @@ function Ended() {
   );
 }
 
-function LinkHeading({ payload }: { payload: ShlPayload }) {
+/** The link's label and kind, and until when it opens (left out once it has ended). */
+function LinkHeading({ payload, ended = false }: { payload: ShlPayload; ended?: boolean }) {
   return (
     <div className="grid gap-1">
       <h1 className="text-xl font-semibold tracking-tight [overflow-wrap:anywhere]">
@@ -57,7 +58,7 @@ function LinkHeading({ payload }: { payload: ShlPayload }) {
           <LinkIcon className="size-4" aria-hidden="true" />
           {payload.flag.includes('U') ? 'Check-in link' : 'Shared by the patient'}
         </span>
-        {payload.exp !== undefined && (
+        {payload.exp !== undefined && !ended && (
           <span className="inline-flex items-center gap-1.5">
             <Clock className="size-4" aria-hidden="true" /> Available until{' '}
             {formatDateTime(payload.exp * 1000)}
@@ -207,7 +208,7 @@ export function ShlPage({ fragment = window.location.hash }: { fragment?: string
   if (phase.name === 'ended') {
     return (
       <Shell>
-        <LinkHeading payload={payload} />
+        <LinkHeading payload={payload} ended />
         <Ended />
       </Shell>
     );

@@ -7,6 +7,18 @@ import { formatDate } from '@/lib/format';
 import { fetchThumbnail, openViewer, requestDownload, ShlError } from '../api/shl-client';
 import type { ShlReport, ShlStudy } from '../utils/bundle';
 
+/** Whether the link's credential no longer reads this study (its thumbnail answers 401 or 404). */
+async function linkEnded(study: ShlStudy, headers: Record<string, string>): Promise<boolean> {
+  const address = study.endpoint?.address;
+  if (!address || !study.uid) return false;
+  try {
+    await fetchThumbnail(address, study.uid, headers);
+    return false;
+  } catch (err) {
+    return err instanceof ShlError && err.failure.kind === 'ended';
+  }
+}
+
 function pdfBlob(base64: string): Blob {
   const binary = atob(base64.replace(/\s+/g, ''));
   return new Blob([Uint8Array.from(binary, (c) => c.charCodeAt(0))], { type: 'application/pdf' });
@@ -170,7 +182,10 @@ export function ShlStudyCard({
     try {
       const result = await requestDownload(study.id, headers);
       if (result === 'not-allowed') {
-        setDownload('not-allowed');
+        // The server says the same for a link without downloads and for one that ended; whether the
+        // link still reads its images tells the two apart.
+        if (await linkEnded(study, headers)) onEnded();
+        else setDownload('not-allowed');
         return;
       }
       setDownload('idle');
