@@ -184,6 +184,12 @@ test('an admin adds an organisation and makes it an external AI vendor: https we
     const vendor = `Lumen Radiology AI ${Date.now()}`;
     await page.getByRole('button', { name: 'New Organisation' }).click();
     const form = page.getByRole('dialog', { name: 'New Organisation' });
+    // Required fields are marked, and an empty one says it is required.
+    await expect(form.getByLabel('Years of experience')).toHaveAttribute('aria-required', 'true');
+    await expect(form.getByLabel('Website')).not.toHaveAttribute('aria-required', 'true');
+    await form.getByRole('button', { name: 'Create Organisation' }).click();
+    await expect(form.getByText('Years of experience is required')).toBeVisible();
+    await expect(form.getByText('Country is required')).toBeVisible();
     await form.getByLabel('Name', { exact: true }).fill(vendor);
     await form.getByLabel('Specialty').fill('Radiology');
     await form.getByLabel('Description').fill('Automated chest X-ray and CT triage.');

@@ -106,6 +106,7 @@ export const providerInputSchema = z.strictObject({
   yearsOfExperience: z
     .string()
     .trim()
+    .min(1, 'Years of experience is required')
     .regex(/^\d{1,2}$/, 'Years of experience must be a whole number from 0 to 99'),
   credentials: z.array(z.string().trim().min(1).max(100)).max(20),
   location: z.strictObject({

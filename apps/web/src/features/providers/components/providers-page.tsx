@@ -81,7 +81,12 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
       { providerId: p.id, studyId },
       {
         onSuccess: (res) => {
-          const email = res.data.provider?.contactInformation.email ?? p.contactInformation.email;
+          // The account that receives it (the provider's linked professional), else the address invited.
+          const email =
+            res.data.targetUser?.email ??
+            res.data.email ??
+            res.data.provider?.contactInformation.email ??
+            p.contactInformation.email;
           toast({ title: 'Study Shared', description: `You invited ${email} to view your study` });
           void navigate(paths.studies);
         },

@@ -294,10 +294,10 @@ function ProviderFormDialog({
       className="max-w-3xl"
     >
       <div className="grid gap-3 sm:grid-cols-2">
-        <FormField label="Name" error={errors.name}>
+        <FormField label="Name" required error={errors.name}>
           {(a) => <Input {...a} {...register('name')} />}
         </FormField>
-        <FormField label="Specialty" error={errors.specialty}>
+        <FormField label="Specialty" required error={errors.specialty}>
           {(a) => <Input {...a} list={listId} {...register('specialty')} />}
         </FormField>
         <datalist id={listId}>
@@ -308,7 +308,7 @@ function ProviderFormDialog({
         <FormField label="Description" error={errors.description} className="sm:col-span-2">
           {(a) => <Textarea {...a} rows={3} {...register('description')} />}
         </FormField>
-        <FormField label="Years of experience" error={errors.yearsOfExperience}>
+        <FormField label="Years of experience" required error={errors.yearsOfExperience}>
           {(a) => <Input {...a} inputMode="numeric" {...register('yearsOfExperience')} />}
         </FormField>
         <FormField label="Credentials (comma-separated)" error={errors.credentials} className="sm:col-span-2">
@@ -317,7 +317,7 @@ function ProviderFormDialog({
         <FormField label="Street" error={errors.location?.street}>
           {(a) => <Input {...a} {...register('location.street')} />}
         </FormField>
-        <FormField label="City" error={errors.location?.city}>
+        <FormField label="City" required error={errors.location?.city}>
           {(a) => <Input {...a} {...register('location.city')} />}
         </FormField>
         <FormField label="State / region" error={errors.location?.state}>
@@ -326,7 +326,7 @@ function ProviderFormDialog({
         <FormField label="Postal code" error={errors.location?.zipCode}>
           {(a) => <Input {...a} {...register('location.zipCode')} />}
         </FormField>
-        <FormField label="Country" error={errors.location?.country}>
+        <FormField label="Country" required error={errors.location?.country}>
           {(a) => <Input {...a} {...register('location.country')} />}
         </FormField>
         <FormField label="Academic rank" error={errors.academicProfile?.rank}>
@@ -342,7 +342,7 @@ function ProviderFormDialog({
             />
           )}
         </FormField>
-        <FormField label="Email" error={errors.contactInformation?.email}>
+        <FormField label="Email" required error={errors.contactInformation?.email}>
           {(a) => <Input {...a} type="email" {...register('contactInformation.email')} />}
         </FormField>
         <FormField label="Mobile" error={errors.contactInformation?.mobile}>
