@@ -37,12 +37,20 @@ export default function LoginRoute() {
             </AlertDescription>
           </Alert>
         )}
-        <GoogleSignIn clientId={config.data?.googleClientId} />
-        <div className="flex items-center gap-3 text-xs uppercase text-muted-foreground" aria-hidden="true">
-          <span className="h-px flex-1 bg-border" />
-          or
-          <span className="h-px flex-1 bg-border" />
-        </div>
+        {/* Without a Google client id (GOOGLE_CLIENT_ID) there is no Google button, and no 'or'. */}
+        {config.data?.googleClientId && (
+          <>
+            <GoogleSignIn clientId={config.data.googleClientId} />
+            <div
+              className="flex items-center gap-3 text-xs uppercase text-muted-foreground"
+              aria-hidden="true"
+            >
+              <span className="h-px flex-1 bg-border" />
+              or
+              <span className="h-px flex-1 bg-border" />
+            </div>
+          </>
+        )}
         <LoginForm config={config.data} />
       </div>
     </AuthLayout>

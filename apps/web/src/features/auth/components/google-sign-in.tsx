@@ -10,10 +10,7 @@ import { useCompleteSignIn } from '../hooks/use-complete-sign-in';
  * The login page's Google sign-in button. Google hands us an ID token, which the server
  * verifies (POST /api/auth/google); the rest is the same as a password sign-in.
  */
-export function GoogleSignIn({ clientId }: { clientId: string | null | undefined }) {
-  if (!clientId) {
-    return <p className="text-center text-sm text-muted-foreground">Google sign-in is not configured</p>;
-  }
+export function GoogleSignIn({ clientId }: { clientId: string }) {
   return <GoogleButton clientId={clientId} />;
 }
 
