@@ -47,11 +47,13 @@ test('an admin finds a user and disables the account: their session ends and the
   const admin = await adminContext(browser, baseURL!);
   try {
     await admin.page.goto('/admin');
-    await admin.page.getByRole('tab', { name: 'Users' }).click();
     // The open tab is in the address: a reload comes back to it.
-    await expect(admin.page).toHaveURL(/\/admin\?tab=users$/);
+    await admin.page.getByRole('tab', { name: 'Audit log' }).click();
+    await expect(admin.page).toHaveURL(/\/admin\?tab=audit$/);
     await admin.page.reload();
-    await expect(admin.page.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+    await expect(admin.page.getByRole('tab', { name: 'Audit log' })).toHaveAttribute('aria-selected', 'true');
+    await admin.page.getByRole('tab', { name: 'Users' }).click();
+    await expect(admin.page).toHaveURL(/\/admin\?tab=users$/);
     await admin.page.getByLabel('Search users by name or email').fill(email);
     await admin.page.getByRole('button', { name: 'Search' }).click();
     await admin.page.getByRole('button', { name: `Manage ${email}` }).click();
