@@ -22,6 +22,8 @@ export function nothingFoundReason(run: IngestRun): string {
 export async function indexStage(
   run: IngestRun,
   deps: { repo: Pick<StudiesRepository, 'commitIngest' | 'setUploadSummary'>; defaultMaxStorageGB: number },
+  /** Awaited last inside the transaction; a throw rolls it back (see IngestCommit.beforeCommit). */
+  beforeCommit?: () => Promise<void>,
 ): Promise<void> {
   const { upload, summary, items } = run;
   if (items.length === 0) throw new IngestError(nothingFoundReason(run));
@@ -33,6 +35,7 @@ export async function indexStage(
     defaultMaxBytes: defaultQuotaBytes(deps.defaultMaxStorageGB),
     items,
     summary: { ...summary },
+    beforeCommit,
     notification: () => [
       successNotification(upload.ownerId, studyCount, summary, upload.uploadType === 'shared'),
       ...senderNotification(upload, {

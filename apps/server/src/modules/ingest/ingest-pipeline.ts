@@ -27,6 +27,43 @@ export interface IngestDeps {
   prescan?: ArchivePrescan;
 }
 
+/** The archive's slices were indexed but storage could not adopt it: they are copied out instead. */
+class ArchiveNotAdopted extends Error {}
+
+/**
+ * Stores what the run holds and indexes the run. An archive kept whole is made durable (a sync, a link,
+ * a rename) while the index transaction runs, and that transaction commits only once the archive is
+ * kept; if storage could not adopt it after all, the transaction is rolled back and the instances are
+ * copied out and indexed instead.
+ */
+async function storeAndIndex(run: IngestRun, deps: IngestDeps, store: StoreStage): Promise<void> {
+  const started = Date.now();
+  const adopting = await store.keepWholeOrCopy();
+  if (!adopting) {
+    if (run.toKeep.length > 0) run.timed('store', started);
+    return indexStage(run, deps);
+  }
+  const kept = adopting.kept.then((ok) => {
+    run.timed('store', started);
+    return ok;
+  });
+  // Awaited below; failing before the transaction asks for it must not count as unhandled.
+  kept.catch(() => undefined);
+  try {
+    await indexStage(run, deps, async () => {
+      if (!(await kept)) throw new ArchiveNotAdopted();
+    });
+  } catch (err) {
+    // Never return while the archive is still being kept: reconcile may run next.
+    const adopted = await kept.catch(() => undefined);
+    if (!(err instanceof ArchiveNotAdopted) || adopted !== false) throw err;
+    const copying = Date.now();
+    await store.copyInstead();
+    run.timed('store', copying);
+    await indexStage(run, deps);
+  }
+}
+
 /**
  * Turns one uploaded ZIP into indexed instances: list → (read → classify → dedupe, file by file) →
  * in batches dedupe against stored → charge → store → index. Throws IngestError (the user is told
@@ -58,6 +95,7 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
     const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
     const dedupe = new DedupeStage(run, deps.repo);
     const store = new StoreStage(run, deps);
+    if (plan.keepWhole) store.recordArchiveIntent();
     const batches = new BatchQueue(plan.keepWhole, async (batch) => {
       const started = Date.now();
       const { toStore, addedBytes } = await dedupe.againstStored(batch);
@@ -109,15 +147,11 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
       batches.flush();
     } finally {
       // Never leave a batch writing or a read pending behind us, whatever happened while reading.
-      await Promise.all([batches.settled(), reader.settled()]);
+      await Promise.all([batches.settled(), reader.settled(), store.settled()]);
     }
     batches.throwIfFailed();
 
-    const started = Date.now();
-    await store.keepOrCopy();
-    if (run.toKeep.length > 0) run.timed('store', started);
-
-    await indexStage(run, deps);
+    await storeAndIndex(run, deps, store);
   } finally {
     await closeArchive(archive);
   }

@@ -49,12 +49,16 @@ export function planStorage(
  * run leaves is found and deleted (see reconcile); a batch is made durable together.
  */
 export class StoreStage {
+  /** Where the slices of an archive being kept whole start in the run's items. */
+  private slicesFrom: number | undefined;
+  private archiveIntent: Promise<void> | undefined;
+
   constructor(
     private readonly run: IngestRun,
     private readonly deps: StoreDeps,
   ) {}
 
-  /** Stores a batch: copied out now, or, when the archive may be kept whole, held for keepOrCopy. */
+  /** Stores a batch: copied out now, or, when the archive may be kept whole, held for keepWholeOrCopy. */
   async storeBatch(toStore: PendingInstance[]): Promise<void> {
     if (this.run.plan.keepWhole) {
       // Their bytes are already in the archive; the data is dropped so memory stays bounded.
@@ -65,32 +69,59 @@ export class StoreStage {
   }
 
   /**
-   * Once every file is read: keeps the archive whole when the held instances fill enough of it (its
-   * instances are then indexed as slices of it), or copies them out one by one.
+   * Records the archive's key while the files are read, so that keeping it whole does not wait for that
+   * commit (an intent nothing comes to use is forgotten by reconcile).
    */
-  async keepOrCopy(): Promise<void> {
+  recordArchiveIntent(): void {
+    this.archiveIntent = this.deps.repo.recordIntents(this.run.upload.id, [archiveKey(this.run.upload.id)]);
+    // Awaited by keepWholeOrCopy or settled(), whichever comes.
+    this.archiveIntent.catch(() => undefined);
+  }
+
+  /** Settles when nothing started here is still being written. */
+  async settled(): Promise<void> {
+    await this.archiveIntent?.catch(() => undefined);
+  }
+
+  /**
+   * Once every file is read. When the held instances fill enough of the archive, indexes them at once as
+   * slices of it and starts keeping it whole: `kept` settles once the archive is durable under its key
+   * (true), or storage could not adopt it (false: see copyInstead). The index transaction runs meanwhile
+   * and commits only after it (ingest-pipeline.ts). Otherwise copies them out one by one and returns
+   * null.
+   */
+  async keepWholeOrCopy(): Promise<{ kept: Promise<boolean> } | null> {
     const { run } = this;
-    if (run.toKeep.length === 0) return;
+    if (run.toKeep.length === 0) return null;
     const keptBytes = run.toKeep.reduce((n, b) => n + b.size, 0);
-    let kept = false;
-    if (keptBytes >= KEEP_WHOLE_MIN_SHARE * run.archive.size) {
-      // Recorded before it exists, like every object a run writes, so a failed run removes it.
-      const key = archiveKey(run.upload.id);
-      await this.deps.repo.recordIntents(run.upload.id, [key]);
-      kept = (await this.deps.storage.adoptFile!(run.plan.localArchive!, key)) !== null;
-      if (kept) {
-        for (const b of run.toKeep)
-          run.items.push({
-            header: b.header,
-            sizeBytes: b.size,
-            crc32: b.crc,
-            storageKey: key,
-            storageOffset: b.dataOffset!,
-          });
-        run.summary.instances += run.toKeep.length;
-      }
+    if (keptBytes < KEEP_WHOLE_MIN_SHARE * run.archive.size) {
+      await this.putEach(run.toKeep);
+      return null;
     }
-    if (!kept) await this.putEach(run.toKeep);
+    // Recorded before it exists, like every object a run writes, so a failed run removes it.
+    const key = archiveKey(run.upload.id);
+    await (this.archiveIntent ?? this.deps.repo.recordIntents(run.upload.id, [key]));
+    this.slicesFrom = run.items.length;
+    for (const b of run.toKeep)
+      run.items.push({
+        header: b.header,
+        sizeBytes: b.size,
+        crc32: b.crc,
+        storageKey: key,
+        storageOffset: b.dataOffset!,
+      });
+    run.summary.instances += run.toKeep.length;
+    return { kept: this.deps.storage.adoptFile!(run.plan.localArchive!, key).then((stat) => stat !== null) };
+  }
+
+  /** The archive could not be kept whole after all: its slices are taken back and the instances copied out. */
+  async copyInstead(): Promise<void> {
+    const { run } = this;
+    if (this.slicesFrom === undefined) throw new Error('no slices of the archive to take back');
+    run.items.length = this.slicesFrom;
+    run.summary.instances -= run.toKeep.length;
+    this.slicesFrom = undefined;
+    await this.putEach(run.toKeep);
   }
 
   /** Copies instances into objects of their own (recorded first, made durable together). */

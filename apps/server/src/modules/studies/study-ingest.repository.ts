@@ -38,6 +38,12 @@ export interface IngestCommit {
    * what was removed and left out, in the same transaction, so a copy is never listed without its mark.
    */
   deidentification?: Record<string, unknown>;
+  /**
+   * Awaited as the transaction's last step, with everything written: what must be done before the
+   * upload may commit (its archive kept in storage) runs beside the transaction's work; a throw rolls
+   * it back.
+   */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** The transaction commitIngest runs in. */
@@ -304,6 +310,7 @@ export function createStudyIngestRepository(db: Db) {
           .where(eq(studyUploads.id, p.uploadId));
         const result = { studyIds, chargedBytes: delta };
         await tx.insert(notifications).values([p.notification(result)].flat());
+        await p.beforeCommit?.();
         return result;
       });
     },

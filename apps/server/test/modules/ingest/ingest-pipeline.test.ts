@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instances, studies } from '../../../src/db/schema/index';
 import { runIngest, type IngestDeps } from '../../../src/modules/ingest/ingest-pipeline';
 import { archiveKey } from '../../../src/modules/ingest/storage-keys';
 import { QuotaExceededError } from '../../../src/modules/accounts/quota';
@@ -82,6 +84,40 @@ describe('ingest pipeline', () => {
       instances: 0,
       unchanged: 5,
     });
+  });
+
+  it('copies the instances out when storage cannot adopt the archive after all', async () => {
+    // As when the upload area and storage are on different file systems (no hard link across them).
+    const storage = Object.create(deps.storage) as typeof deps.storage;
+    storage.adoptFile = async () => null;
+    const files = series(3);
+    const { upload } = await placeArchive(buildZip(files));
+    await runIngest({ ...deps, storage }, upload, silentLog);
+    const done = await deps.repo.findUpload(upload.id);
+    expect(done?.status).toBe('completed');
+    expect(done?.summary).toMatchObject({ files: 3, instances: 3 });
+    expect(await ctx.services.storage.stat(archiveKey(upload.id))).toBeNull();
+    const keys = await deps.repo.unindexedIntents(upload.id);
+    expect(keys).toEqual([archiveKey(upload.id)]);
+    const { db } = ctx.services.database;
+    const stored = await db.select().from(instances).where(eq(instances.studyId, done!.studyIds![0]!));
+    expect(stored).toHaveLength(3);
+    expect(stored.every((i) => i.storageKey !== archiveKey(upload.id) && i.storageOffset === 0)).toBe(true);
+  });
+
+  it('indexes nothing when keeping the archive fails, however late', async () => {
+    const storage = Object.create(deps.storage) as typeof deps.storage;
+    storage.adoptFile = async () => {
+      // Fails after the index transaction has written everything it would commit.
+      await new Promise((r) => setTimeout(r, 300));
+      throw new Error('disk full');
+    };
+    const studyUid = uid();
+    const { upload } = await placeArchive(buildZip(series(3, studyUid)));
+    await expect(runIngest({ ...deps, storage }, upload, silentLog)).rejects.toThrow('disk full');
+    expect((await deps.repo.findUpload(upload.id))?.status).not.toBe('completed');
+    const { db } = ctx.services.database;
+    expect(await db.select().from(studies).where(eq(studies.studyInstanceUid, studyUid))).toEqual([]);
   });
 
   it('stops at the quota before indexing anything', async () => {

@@ -105,9 +105,10 @@ describe('store stage', () => {
     await store.storeBatch(pending);
     expect(o.run.items).toEqual([]);
     expect(o.run.toKeep.every((p) => p.data === null)).toBe(true);
-    await store.keepOrCopy();
+    const adopting = await store.keepWholeOrCopy();
     const key = archiveKey(o.run.upload.id);
     expect(o.run.items.every((i) => i.storageKey === key)).toBe(true);
+    expect(await adopting?.kept).toBe(true);
     expect(o.run.summary.instances).toBe(4);
     const archive = await read(key);
     for (const [i, item] of o.run.items.entries())
@@ -122,7 +123,7 @@ describe('store stage', () => {
     const { o, pending } = await pendingOf(buildZip(data.map((d, i) => ({ name: `${i}.dcm`, data: d }))));
     const store = new StoreStage(o.run, { repo, storage: ctx.services.storage });
     await store.storeBatch(pending.slice(0, 1));
-    await store.keepOrCopy();
+    expect(await store.keepWholeOrCopy()).toBeNull();
     expect(o.run.items.map((i) => i.storageKey)).toEqual([
       instanceKey(o.run.upload.id, pending[0]!.header.sopInstanceUid),
     ]);
