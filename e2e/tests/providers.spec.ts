@@ -223,6 +223,10 @@ test('with a study id the page is the share picker', async ({ page, browser, bas
   await registerPatient(page, uniqueEmail('providers-share'));
   await page.goto(`/providers?studyId=${randomUUID()}`);
   await expect(page.getByText(SHARE_BANNER, { exact: true })).toBeVisible();
+  // A new account's sharing is off: the picker says so before a provider is chosen.
+  await expect(page.getByRole('region', { name: 'Sharing is turned off' })).toContainText(
+    'Your Share Medical Records setting is off, so this study cannot be shared.',
+  );
   await addFromDirectory(page, luca);
   const table = page.getByRole('table', { name: 'Your providers' });
   await expect(table.getByRole('button', { name: `Share Study with ${luca}` })).toBeVisible();

@@ -14,7 +14,7 @@ test('a study link with a passcode opens for someone without an account: report,
   const admin = await adminContext(browser, appBase());
   const pro = await offeringProfessional(browser, appBase(), admin, { first: 'Rhea', last: 'Reader' });
 
-  // The owner uploads a study and allows sharing.
+  // The owner uploads a study.
   const ownerContext = await browser.newContext({ baseURL: appBase() });
   const page = await ownerContext.newPage();
   await registerPatient(page, uniqueEmail('link-owner'), 'Lina', 'Owner');
@@ -27,9 +27,6 @@ test('a study link with a passcode opens for someone without an account: report,
   });
   await expect(studyRow(page, description)).toBeVisible({ timeout: 90_000 });
   const me = (await (await page.request.get('/api/auth/me')).json()) as { id: string };
-  expect((await page.request.put(`/api/users/${me.id}`, { data: { shareMedicalData: true } })).ok()).toBe(
-    true,
-  );
 
   // A delivered report in the study: bought with the sandbox card, accepted and delivered.
   const studies = (await (await page.request.get(`/api/studies/user/${me.id}`)).json()).data as Array<{
@@ -68,6 +65,14 @@ test('a study link with a passcode opens for someone without an account: report,
   await page.goto('/studies');
   await studyRow(page, description).getByRole('button', { name: 'More actions' }).click();
   await page.getByRole('menuitem', { name: 'Share by link / QR' }).click();
+  // Sharing is off until the owner allows it: the dialog says so before anything is asked, and turns
+  // it on right there.
+  const consent = page
+    .getByRole('dialog', { name: 'Share by link / QR' })
+    .getByRole('region', { name: 'Sharing is turned off' });
+  await expect(consent).toContainText('Your Share Medical Records setting is off, so no link can be made.');
+  await consent.getByRole('button', { name: 'Turn On Share Medical Records' }).click();
+  await expect(consent).toHaveCount(0);
   const dialog = page.getByRole('dialog', { name: 'Share by link / QR' });
   await dialog.getByLabel('Expires after').selectOption({ label: '7 days' });
   await dialog.getByRole('button', { name: 'Create link' }).click();
@@ -81,7 +86,8 @@ test('a study link with a passcode opens for someone without an account: report,
   const viewerUrl = await ready.getByLabel('Link', { exact: true }).inputValue();
   expect(viewerUrl).toMatch(/^https?:\/\/[^/]+\/shl#shlink:\/[A-Za-z0-9_-]+$/);
   await page.screenshot({ path: test.info().outputPath('link-ready.png') });
-  await page.keyboard.press('Escape');
+  await ready.getByRole('button', { name: 'Done' }).click();
+  await expect(ready).toHaveCount(0);
 
   // Someone without an account opens it in another browser: name, passcode, the study and its report.
   const guestContext = await browser.newContext();

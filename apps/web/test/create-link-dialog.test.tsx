@@ -12,6 +12,7 @@ import { extendProblem } from '../src/features/study-links/components/extend-lin
 import { toLocalInput } from '../src/features/study-links/utils/link-policy';
 
 const STUDY_ID = '0b6f3c1e-5a51-4d1b-9a34-1f4b8f3a2c10';
+const USER_ID = '5e0c1d2a-7b3f-4c9e-8a61-3f2d9b7c4e55';
 
 const study = {
   id: STUDY_ID,
@@ -87,7 +88,7 @@ describe('Share by link / QR', () => {
   it('creates a one-day share link without a passcode, download off by default', async () => {
     const user = userEvent.setup();
     fetchMock.mockResolvedValueOnce(answer(200, created('share')));
-    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
 
     expect(screen.getByRole('radio', { name: /Share link/ })).toHaveProperty('checked', true);
     expect((screen.getByLabelText('Expires after') as HTMLSelectElement).value).toBe(String(24 * 60));
@@ -121,7 +122,7 @@ describe('Share by link / QR', () => {
   it(`asks for a passcode when the link lives more than ${PASSCODE_REQUIRED_AFTER_HOURS} hours`, async () => {
     const user = userEvent.setup();
     fetchMock.mockResolvedValueOnce(answer(200, created('share', { hasPasscode: true })));
-    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
 
     await user.selectOptions(screen.getByLabelText('Expires after'), '7 days');
     expect(screen.getByText('(required for more than 24 hours)')).toBeTruthy();
@@ -183,7 +184,7 @@ describe('Share by link / QR', () => {
         ? answer(200, preview)
         : answer(202, { pending: true, jobId: 'j1', message: 'De-identified copies are being made.' }),
     );
-    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
     await user.click(screen.getByRole('checkbox', { name: 'Link to de-identified copies' }));
     // Before it is used, what it changes: the name, now and after.
     expect(await screen.findByText('Doe^Jane')).toBeTruthy();
@@ -197,18 +198,20 @@ describe('Share by link / QR', () => {
 
   it('offers no de-identified copies of a study that is one already', async () => {
     const copy = { ...study, deidentified: true } as StudyListItem;
-    renderWithQuery(<CreateLinkDialog studies={[copy]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[copy]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
     expect(screen.getByRole('button', { name: 'Create link' })).toBeTruthy();
     expect(screen.queryByRole('checkbox', { name: 'Link to de-identified copies' })).toBeNull();
     cleanup();
     // With an identified study beside it, the option stays, for that one.
-    renderWithQuery(<CreateLinkDialog studies={[copy, study]} onClose={vi.fn()} />);
+    renderWithQuery(
+      <CreateLinkDialog studies={[copy, study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />,
+    );
     expect(screen.getByRole('checkbox', { name: 'Link to de-identified copies' })).toBeTruthy();
   });
 
   it('refuses a maximum of opens that is not a whole number from 1', async () => {
     const user = userEvent.setup();
-    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
     await user.type(screen.getByLabelText(/^Maximum opens/), '0');
     await user.click(screen.getByRole('button', { name: 'Create link' }));
     expect(await screen.findByText(/Enter a whole number from 1 to 10,000/)).toBeTruthy();
@@ -259,10 +262,31 @@ describe('Share by link / QR', () => {
     expect(await screen.findByRole('heading', { name: 'Your check-in link is ready' })).toBeTruthy();
   });
 
+  it('says sharing is off before a link is asked for, and turns it on there', async () => {
+    const user = userEvent.setup();
+    fetchMock.mockResolvedValueOnce(answer(200, { id: USER_ID, shareMedicalData: true }));
+    renderWithQuery(
+      <CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed={false} onClose={vi.fn()} />,
+    );
+    const consent = screen.getByRole('region', { name: 'Sharing is turned off' });
+    expect(
+      within(consent).getByText(/Your Share Medical Records setting is off, so no link can be made\./),
+    ).toBeTruthy();
+    await user.click(within(consent).getByRole('button', { name: 'Turn On Share Medical Records' }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe(`/api/users/${USER_ID}`);
+    expect(init?.method).toBe('PUT');
+    expect(sentBody()).toEqual({ shareMedicalData: true });
+    cleanup();
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
+    expect(screen.queryByRole('region', { name: 'Sharing is turned off' })).toBeNull();
+  });
+
   it('shows why the server refused the link', async () => {
     const user = userEvent.setup();
     fetchMock.mockResolvedValueOnce(answer(400, { error: 'Choose at least one study.', code: 'VALIDATION' }));
-    renderWithQuery(<CreateLinkDialog studies={[study]} onClose={vi.fn()} />);
+    renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
     await user.click(screen.getByRole('button', { name: 'Create link' }));
     expect(await screen.findByText('Choose at least one study.')).toBeTruthy();
   });

@@ -6,5 +6,11 @@ import { ProvidersPage } from '@/features/providers/components/providers-page';
 export default function ProvidersRoute() {
   const user = useCurrentUser();
   const [params] = useSearchParams();
-  return <ProvidersPage userId={user.id} studyId={params.get('studyId') || null} />;
+  return (
+    <ProvidersPage
+      userId={user.id}
+      studyId={params.get('studyId') || null}
+      sharingAllowed={user.shareMedicalData}
+    />
+  );
 }

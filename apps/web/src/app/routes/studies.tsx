@@ -108,7 +108,12 @@ export default function StudiesRoute() {
           <SharedStudies userId={user.id} />
         </TabsContent>
       </Tabs>
-      <CreateLinkDialog studies={linkStudies} onClose={() => setLinkStudies(null)} />
+      <CreateLinkDialog
+        studies={linkStudies}
+        userId={user.id}
+        sharingAllowed={user.shareMedicalData}
+        onClose={() => setLinkStudies(null)}
+      />
       <BusyOverlay message={transferring ? 'Transferring ownership, please wait...' : null} />
     </>
   );

@@ -6,6 +6,7 @@ import { EmptyState } from '@/components/empty-state';
 import { listStatus, ListStatus } from '@/components/list/list-status';
 import { useList } from '@/components/list/use-list';
 import { PageHeader } from '@/components/page-header';
+import { SharingConsent } from '@/components/sharing-consent';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
@@ -37,7 +38,16 @@ export const SHARE_MODE_BANNER =
  * Healthcare Providers (/providers): the user's trusted providers, adding from the directory and
  * inviting by email. With a study id it is the share picker: each row shares that study.
  */
-export function ProvidersPage({ userId, studyId }: { userId: string; studyId: string | null }) {
+export function ProvidersPage({
+  userId,
+  studyId,
+  sharingAllowed,
+}: {
+  userId: string;
+  studyId: string | null;
+  /** The user's Share Medical Records setting; off, the share picker says so and offers the switch. */
+  sharingAllowed: boolean;
+}) {
   const navigate = useNavigate();
   const providers = useUserProviders();
   const remove = useRemoveProvider();
@@ -151,6 +161,9 @@ export function ProvidersPage({ userId, studyId }: { userId: string; studyId: st
             <Info className="size-4" aria-hidden="true" />
             <AlertDescription>{SHARE_MODE_BANNER}</AlertDescription>
           </Alert>
+        )}
+        {studyId && !sharingAllowed && (
+          <SharingConsent userId={userId} blocked="this study cannot be shared" />
         )}
         {(all?.length ?? 0) > 0 && (
           <ProviderFilterBar

@@ -1,11 +1,11 @@
 import { SHARE_EMAIL_MESSAGE, SHARE_NOTHING_SELECTED_MESSAGE, type Provider } from '@mi/contracts/sharing';
 import type { StudyListItem } from '@mi/contracts/studies';
-import { Loader2, Mail, ShieldCheck, UserRound, X } from 'lucide-react';
+import { Loader2, Mail, UserRound, X } from 'lucide-react';
 import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { DeidentifiedOption } from '@/components/deidentify-preview';
 import { listStatus, ListStatus } from '@/components/list/list-status';
-import { Alert, AlertDescription, AlertTitle } from '@/components/ui/alert';
+import { SharingConsent } from '@/components/sharing-consent';
 import { Button } from '@/components/ui/button';
 import {
   Dialog,
@@ -23,7 +23,6 @@ import { toast, toastError } from '@/hooks/use-toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatDate } from '@/lib/format';
 import { cn } from '@/lib/utils';
-import { useAllowSharing } from '../api/allow-sharing';
 import { useRevokeShare, useShareStudy, useStudyShares, useUserProviders } from '../api/study-shares';
 import {
   addProvider,
@@ -71,62 +70,6 @@ function RecipientChip({ recipient, onRemove }: { recipient: Recipient; onRemove
         <X className="size-3.5" aria-hidden="true" />
       </button>
     </li>
-  );
-}
-
-/**
- * Shown while the owner's Share Medical Records setting is off: why nothing can be shared, what
- * turning it on allows, and the switch itself, so consent is given where it is needed.
- */
-function SharingConsent({ userId }: { userId: string }) {
-  const titleId = useId();
-  const allow = useAllowSharing();
-  return (
-    <Alert variant="info" className="grid gap-2" role="region" aria-labelledby={titleId}>
-      <div className="grid gap-2">
-        <AlertTitle id={titleId} className="flex items-center gap-2">
-          <ShieldCheck className="size-4 shrink-0" aria-hidden="true" />
-          Sharing is turned off
-        </AlertTitle>
-        <AlertDescription className="grid gap-2">
-          <p>
-            Your Share Medical Records setting is off, so this study cannot be shared. Turning it on allows:
-          </p>
-          <ul className="list-disc space-y-1 pl-5">
-            <li>
-              the people and providers you choose to view the studies you share with them (they cannot
-              download, delete or pass them on);
-            </li>
-            <li>anyone you shared a study with before to view it again.</li>
-          </ul>
-          <p>
-            You can turn it off at any time under Settings → Privacy &amp; Sharing; everyone you shared with
-            then loses access until you turn it on again.
-          </p>
-        </AlertDescription>
-        <div>
-          <Button
-            type="button"
-            size="sm"
-            disabled={allow.isPending}
-            aria-busy={allow.isPending || undefined}
-            onClick={() =>
-              allow.mutate(userId, {
-                onSuccess: () =>
-                  toast({
-                    title: 'Update Completed',
-                    description: 'Share medical records preference updated.',
-                  }),
-                onError: (err) => toastError(errorMessage(err)),
-              })
-            }
-          >
-            {allow.isPending && <Loader2 className="animate-spin" aria-hidden="true" />}
-            Turn On Share Medical Records
-          </Button>
-        </div>
-      </div>
-    </Alert>
   );
 }
 
@@ -327,7 +270,7 @@ export function ShareStudyDialog({
           </DialogDescription>
         </DialogHeader>
 
-        {!sharingAllowed && <SharingConsent userId={userId} />}
+        {!sharingAllowed && <SharingConsent userId={userId} blocked="this study cannot be shared" />}
 
         <form
           noValidate

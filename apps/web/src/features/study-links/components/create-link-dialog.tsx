@@ -7,10 +7,11 @@ import {
   type PendingLink,
 } from '@mi/contracts/links';
 import type { StudyListItem } from '@mi/contracts/studies';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { Link } from 'react-router';
 import { DeidentifiedOption } from '@/components/deidentify-preview';
+import { SharingConsent } from '@/components/sharing-consent';
 import { Alert, AlertDescription } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
@@ -80,10 +81,15 @@ function studiesSummary(studies: StudyListItem[]): string {
  */
 export function CreateLinkDialog({
   studies,
+  userId,
+  sharingAllowed,
   onClose,
 }: {
   /** The studies the link will carry; null when the dialog is closed. */
   studies: StudyListItem[] | null;
+  userId: string;
+  /** The user's Share Medical Records setting; off, no link can be made (the form says so). */
+  sharingAllowed: boolean;
   onClose: () => void;
 }) {
   const [created, setCreated] = useState<
@@ -105,6 +111,9 @@ export function CreateLinkDialog({
           studies && (
             <CreateLinkForm
               studies={studies}
+              consent={
+                sharingAllowed ? null : <SharingConsent userId={userId} blocked="no link can be made" />
+              }
               onCancel={onClose}
               onCreated={(link, passcode) =>
                 setCreated('pending' in link ? { pending: link } : { link, passcode })
@@ -119,10 +128,13 @@ export function CreateLinkDialog({
 
 export function CreateLinkForm({
   studies,
+  consent,
   onCancel,
   onCreated,
 }: {
   studies: StudyListItem[];
+  /** Shown above the form while sharing is off (SharingConsent). */
+  consent?: ReactNode;
   onCancel: () => void;
   onCreated: (link: CreatedLink | PendingLink, passcodeSet: boolean) => void;
 }) {
@@ -185,6 +197,7 @@ export function CreateLinkForm({
           You see every open and can end it at any time.
         </DialogDescription>
       </DialogHeader>
+      {consent}
       <form noValidate className="grid gap-5" aria-label="Share by link / QR" onSubmit={handleSubmit(submit)}>
         <fieldset className="grid gap-2">
           <legend className="mb-2 text-sm font-medium">Kind of link</legend>
