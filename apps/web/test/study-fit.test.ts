@@ -1,4 +1,4 @@
-import { missingStudyData } from '@mi/contracts/orders';
+import { missingStudyData, missingStudyDataOfListed } from '@mi/contracts/orders';
 import { describe, expect, it } from 'vitest';
 import { CURRENT_STUDY, rateStudies, type StudyChoice } from '../src/features/orders/utils/study-fit';
 
@@ -22,6 +22,10 @@ describe('which studies an order waiting for data can take', () => {
       'The study has no images.',
     );
     expect(missingStudyData(['MRI'], null)).toBe('The order has no study.');
+    // As the studies list gives them: joined with '/', or none known.
+    expect(missingStudyDataOfListed(['CT'], 'SR/CT')).toBeNull();
+    expect(missingStudyDataOfListed(['CT'], 'NM')).toBe('This service needs a CT study.');
+    expect(missingStudyDataOfListed(['CT'], null)).toBe('This service needs a CT study.');
   });
 
   it('marks the ones that do not fit and the order’s own study, fitting ones first and newest first', () => {

@@ -78,6 +78,19 @@ export function missingStudyData(
   return null;
 }
 
+/**
+ * missingStudyData for a study as the studies list gives it: its modalities joined with '/' ('CT',
+ * 'CT/SR'), or null when none is known.
+ */
+export function missingStudyDataOfListed(
+  supportedModalities: readonly string[],
+  joinedModalities: string | null | undefined,
+): string | null {
+  return missingStudyData(supportedModalities, {
+    modalities: (joinedModalities ?? '').split('/').filter(Boolean),
+  });
+}
+
 // ---------------------------------------------------------------- orders
 
 /**

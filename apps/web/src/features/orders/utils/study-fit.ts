@@ -1,4 +1,4 @@
-import { missingStudyData } from '@mi/contracts/orders';
+import { missingStudyDataOfListed } from '@mi/contracts/orders';
 
 /** One of the user's studies as the attach dialog lists it (from the studies list the app loads). */
 export interface StudyChoice {
@@ -32,9 +32,8 @@ export function rateStudies(
     .map((s) => ({
       ...s,
       problem:
-        missingStudyData(supportedModalities, {
-          modalities: s.modality ? s.modality.split('/').filter(Boolean) : [],
-        }) ?? (s.id === currentStudyId ? CURRENT_STUDY : null),
+        missingStudyDataOfListed(supportedModalities, s.modality) ??
+        (s.id === currentStudyId ? CURRENT_STUDY : null),
     }))
     .sort(
       (a, b) =>

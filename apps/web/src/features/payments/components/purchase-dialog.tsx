@@ -1,4 +1,9 @@
-import { formatDollars, missingStudyData, type Service, type ServiceProvider } from '@mi/contracts/orders';
+import {
+  formatDollars,
+  missingStudyDataOfListed,
+  type Service,
+  type ServiceProvider,
+} from '@mi/contracts/orders';
 import { useQueryClient } from '@tanstack/react-query';
 import { CheckCircle2 } from 'lucide-react';
 import { useState } from 'react';
@@ -25,8 +30,7 @@ export interface StudyOption {
 
 /** Why the service cannot read this study (the server's rule, missingStudyData), or null. */
 function unfit(service: Service, study: StudyOption): string | null {
-  const modalities = study.modality ? study.modality.split('/').filter(Boolean) : [];
-  return missingStudyData(service.supportedModalities, { modalities });
+  return missingStudyDataOfListed(service.supportedModalities, study.modality);
 }
 
 /**

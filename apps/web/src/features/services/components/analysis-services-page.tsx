@@ -1,4 +1,4 @@
-import { formatDollars, missingStudyData, type Service } from '@mi/contracts/orders';
+import { formatDollars, missingStudyDataOfListed, type Service } from '@mi/contracts/orders';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FilterToolbar } from '@/components/list/filter-toolbar';
@@ -71,11 +71,7 @@ export function AnalysisServicesPage({ studyId }: { studyId: string | null }) {
   // A service that cannot read this study says so before it is ordered (the server's rule,
   // missingStudyData): the order would wait for another study ('Upload Required Data').
   const unfit = (s: Service) =>
-    study.data
-      ? missingStudyData(s.supportedModalities, {
-          modalities: (study.data.metadata.modality ?? '').split('/').filter(Boolean),
-        })
-      : null;
+    study.data ? missingStudyDataOfListed(s.supportedModalities, study.data.metadata.modality) : null;
 
   const info: Array<[string, string]> = study.data
     ? [
