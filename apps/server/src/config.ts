@@ -68,6 +68,8 @@ const envSchema = z.object({
   RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  /** Where the service's terms and conditions are published; the registration forms link to them. */
+  TERMS_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Where Google's ID-token signing keys are published (tests point it at a local JWKS). */
   GOOGLE_JWKS_URL: z.url().default('https://www.googleapis.com/oauth2/v3/certs'),
   /** Work factor of the ALTCHA proof-of-work (PBKDF2 iterations per attempt). */
@@ -162,6 +164,7 @@ export interface Config {
   vendorAllowLoopback: boolean;
   recaptcha: { siteKey: string; secretKey: string } | undefined;
   googleClientId: string | undefined;
+  termsUrl: string | undefined;
   googleJwksUrl: string;
   altchaCost: number;
   adminEmail: string;
@@ -239,6 +242,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         ? { siteKey: e.RECAPTCHA_SITE_KEY, secretKey: e.RECAPTCHA_SECRET_KEY }
         : undefined,
     googleClientId: e.GOOGLE_CLIENT_ID,
+    termsUrl: e.TERMS_URL,
     googleJwksUrl: e.GOOGLE_JWKS_URL,
     altchaCost: e.ALTCHA_COST,
     adminEmail: e.ADMIN_EMAIL.toLowerCase(),

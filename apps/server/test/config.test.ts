@@ -40,6 +40,7 @@ describe('configuration', () => {
         DEFAULT_MAX_STORAGE_GB: '-1',
         S3_BUCKET: 'bucket',
         SMTP_URL: 'http://mail',
+        TERMS_URL: 'javascript:alert(1)',
       });
     } catch (err) {
       error = err;
@@ -53,6 +54,7 @@ describe('configuration', () => {
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
       'SMTP_URL',
+      'TERMS_URL',
     ]) {
       expect(message).toContain(name);
     }

@@ -147,6 +147,8 @@ export const publicConfigSchema = z.object({
     z.object({ provider: z.literal('recaptcha'), siteKey: z.string() }),
   ]),
   googleClientId: z.string().nullable(),
+  /** Where the terms and conditions are published (TERMS_URL), or null where none is set. */
+  termsUrl: z.string().nullable(),
   defaultMaxStorageGB: z.number(),
   /** The inactivity timer: sign-out after idleMinutes, warning warningMinutes before. */
   session: z.object({ idleMinutes: z.number(), warningMinutes: z.number() }),

@@ -60,7 +60,7 @@ export interface AuthRoutesOptions {
   captcha: CaptchaVerifier;
   config: Pick<
     Config,
-    'secureCookies' | 'googleClientId' | 'defaultMaxStorageGB' | 'sessionIdleMs' | 'sessionWarningMs'
+    'secureCookies' | 'googleClientId' | 'termsUrl' | 'defaultMaxStorageGB' | 'sessionIdleMs' | 'sessionWarningMs'
   >;
 }
 
@@ -119,6 +119,7 @@ export function authRoutes({
       async () => ({
         captcha: captcha.publicConfig(),
         googleClientId: config.googleClientId ?? null,
+        termsUrl: config.termsUrl ?? null,
         defaultMaxStorageGB: config.defaultMaxStorageGB,
         session: {
           idleMinutes: config.sessionIdleMs / 60_000,

@@ -50,7 +50,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
   const port = (jwksServer.address() as AddressInfo).port;
   ctx = await createTestContext(
-    { GOOGLE_CLIENT_ID: CLIENT_ID, GOOGLE_JWKS_URL: `http://127.0.0.1:${port}/certs` },
+    {
+      GOOGLE_CLIENT_ID: CLIENT_ID,
+      GOOGLE_JWKS_URL: `http://127.0.0.1:${port}/certs`,
+      TERMS_URL: 'https://example.org/terms',
+    },
     { now },
   );
 });
@@ -1045,6 +1049,11 @@ describe('PUT /api/users/{id}', () => {
   it('exposes the session timings the browser timer needs', async () => {
     const res = await call({ method: 'GET', url: '/api/config' });
     expect(res.json().session).toEqual({ idleMinutes: 30, warningMinutes: 5 });
+  });
+
+  it('says where the terms and conditions are published, for the registration forms', async () => {
+    const res = await call({ method: 'GET', url: '/api/config' });
+    expect(res.json().termsUrl).toBe('https://example.org/terms');
   });
 });
 

@@ -202,6 +202,7 @@ export function RegisterMedicalForm({ config }: { config: PublicConfig | undefin
             onChange={onChange}
             onBlur={onBlur}
             ref={ref}
+            termsUrl={config?.termsUrl}
           />
         )}
       />

@@ -139,6 +139,7 @@ export function RegisterPatientForm({ config }: { config: PublicConfig | undefin
             onChange={onChange}
             onBlur={onBlur}
             ref={ref}
+            termsUrl={config?.termsUrl}
           />
         )}
       />

@@ -11,6 +11,7 @@ export function TermsCheckbox({
   onChange,
   onBlur,
   ref,
+  termsUrl,
 }: {
   /** The form's id prefix: the box is `${id}-acceptTerms`, its message `${id}-acceptTerms-error`. */
   id: string;
@@ -19,6 +20,8 @@ export function TermsCheckbox({
   onChange: (checked: boolean) => void;
   onBlur: () => void;
   ref?: Ref<HTMLButtonElement>;
+  /** Where the terms are published (TERMS_URL); a link to them follows the box. */
+  termsUrl?: string | null;
 }) {
   return (
     <div className="grid gap-2">
@@ -36,6 +39,18 @@ export function TermsCheckbox({
         <Label htmlFor={`${id}-acceptTerms`} className="leading-snug font-normal">
           I accept the terms and conditions
         </Label>
+        {termsUrl && (
+          // Beside the label, not in it: a link inside a label would also tick the box.
+          <a
+            href={termsUrl}
+            target="_blank"
+            rel="noreferrer"
+            className="shrink-0 text-sm leading-snug text-primary underline-offset-4 hover:underline"
+          >
+            Read the terms
+            <span className="sr-only"> (opens in a new tab)</span>
+          </a>
+        )}
       </div>
       <FieldError id={`${id}-acceptTerms-error`} message={error} />
     </div>
