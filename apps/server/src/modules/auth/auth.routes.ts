@@ -60,7 +60,12 @@ export interface AuthRoutesOptions {
   captcha: CaptchaVerifier;
   config: Pick<
     Config,
-    'secureCookies' | 'googleClientId' | 'termsUrl' | 'defaultMaxStorageGB' | 'sessionIdleMs' | 'sessionWarningMs'
+    | 'secureCookies'
+    | 'googleClientId'
+    | 'termsUrl'
+    | 'defaultMaxStorageGB'
+    | 'sessionIdleMs'
+    | 'sessionWarningMs'
   >;
 }
 
