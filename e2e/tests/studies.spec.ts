@@ -78,6 +78,12 @@ test('a folder of DICOM files is uploaded, processed, listed, downloaded byte fo
 
   const row = studyRow(page, 'Folder, Jane');
   await expect(row).toBeVisible({ timeout: 90_000 });
+  // The notification names the file it skipped, so it can be found.
+  await page.goto('/notifications');
+  await expect(page.getByRole('list', { name: 'All notifications' })).toContainText(
+    /1 file was skipped \(1 file: not a DICOM file — \S*README\.TXT\)/,
+  );
+  await page.goto('/studies');
   // The first cell is the row's selection checkbox (Share by link / QR for several studies).
   const cells = row.getByRole('cell');
   await expect(cells.nth(0).getByRole('checkbox', { name: 'Select Folder Upload Study' })).toBeVisible();

@@ -255,7 +255,9 @@ function archiveUploads(): UploadCase[] {
             method: 'deflate' as const,
           })),
         ),
-      expected: refused(/^No DICOM images .* \(200 files: not a DICOM file\)/),
+      expected: refused(
+        /^No DICOM images .* \(200 files: not a DICOM file — zeros\/0\.bin, zeros\/1\.bin, zeros\/2\.bin and 197 more\)/,
+      ),
     },
     {
       label: 'too many entries',
@@ -279,7 +281,9 @@ function archiveUploads(): UploadCase[] {
           { name: 'b.zip', data: writeZip([{ name: 'b.dcm', data: valid() }]), method: 'deflate' },
           { name: 'c.dcm.gz', data: gzipSync(valid()) },
         ]),
-      expected: refused(/^No DICOM images .* \(3 files: nested archive \(not opened\)\)/),
+      expected: refused(
+        /^No DICOM images .* \(3 files: nested archive \(not opened\) — outer\.zip, b\.zip, c\.dcm\.gz\)/,
+      ),
     },
     {
       label: 'duplicate entries: same name twice, same name with other bytes, names differing in case',
@@ -562,12 +566,13 @@ function count(reason: string, n: number) {
   outcomes[reason] = (outcomes[reason] ?? 0) + n;
 }
 
-/** Per-file reasons out of a refusal such as "… 3 files were skipped (2 files: not a DICOM file; 1 file: …)." */
+/** Per-file reasons out of a refusal such as "… 3 files were skipped (2 files: not a DICOM file — a, b; 1 file: …)." */
 function reasonsOf(text: string): Array<[string, number]> {
   const inner = /skipped \((.*)\)\.$/.exec(text)?.[1];
   if (!inner) return [];
   return inner.split(/; (?=\d+ files?: )/).map((part) => {
-    const m = /^(\d+) files?: (.*)$/.exec(part)!;
+    // The reason, without the names of the files that follow it (" — a.dcm, b.dcm and 3 more").
+    const m = /^(\d+) files?: (.*?)(?: — .*)?$/.exec(part)!;
     return [m[2]!, Number(m[1])];
   });
 }

@@ -40,7 +40,7 @@ export class ClassifyStage {
             maxDecodedBytes: this.maxDecodedBytes,
           });
     if (outcome.kind === 'skip') {
-      this.run.skip(outcome.reason);
+      this.run.skip(outcome.reason, file.name);
       return null;
     }
     if (outcome.kind === 'dicomdir') {

@@ -7,7 +7,7 @@ import { senderNotification, skipReasonsText, successNotification } from './noti
 /** The reason given when an upload brought no instance at all. */
 export function nothingFoundReason(run: IngestRun): string {
   const { summary } = run;
-  const reasons = skipReasonsText(summary.skipReasons);
+  const reasons = skipReasonsText(summary.skipReasons, undefined, summary.skippedNames);
   return summary.files === 0
     ? 'The upload is empty: no files were found in the ZIP.'
     : `No DICOM images were found in your upload. ${summary.skipped} ${summary.skipped === 1 ? 'file was' : 'files were'} skipped${reasons ? ` (${reasons})` : ''}.`;

@@ -88,7 +88,7 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
     const run = new IngestRun(upload, log, archive, quota, plan, startedAt);
     run.summary.stages.list = listing.ms;
     run.summary.files = files.length + listing.skipped.length;
-    for (const reason of listing.skipped) run.skip(reason);
+    for (const { reason, name } of listing.skipped) run.skip(reason, name);
 
     // When the archive is kept whole, the entries read while it arrived need not be read again.
     const reader = new ReadStage(archive, files, plan.keepWhole ? taken?.entries : undefined);
@@ -113,7 +113,7 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
           bytes = await reader.read(index, referencedTs === undefined);
         } catch (err) {
           if (err instanceof EntryReadError) {
-            run.skip('damaged entry in the ZIP');
+            run.skip('damaged entry in the ZIP', file.name);
             continue;
           }
           throw err;
@@ -125,12 +125,12 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
           continue;
         }
         if (dedupe.seenBefore(header)) {
-          run.skip('duplicate instance in the upload');
+          run.skip('duplicate instance in the upload', file.name);
           continue;
         }
         const crc = verifiedCrc(file, bytes);
         if (crc === null) {
-          run.skip('damaged entry in the ZIP');
+          run.skip('damaged entry in the ZIP', file.name);
           continue;
         }
         dedupe.take(header);

@@ -6,6 +6,17 @@ import type { IndexedInstance, UploadRow } from '../studies';
 import type { ZipFileEntry } from '../../dicom-archive/zip-reader';
 import type { RangeReader } from '../uploads';
 
+/** How many skipped files are named per reason (the rest are counted). */
+export const SKIPPED_NAMES_KEPT = 3;
+const SHOWN_NAME_CHARS = 60;
+
+/** A ZIP entry's name as a notification can show it: no control characters, the end of a long path. */
+function shownName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = name.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > SHOWN_NAME_CHARS ? `…${clean.slice(-(SHOWN_NAME_CHARS - 1))}` : clean;
+}
+
 /** What processing an upload found, kept on the upload and shown in its notification. */
 export interface Summary {
   files: number;
@@ -15,6 +26,8 @@ export interface Summary {
   unchanged: number;
   skipped: number;
   skipReasons: Record<string, number>;
+  /** The first few files skipped for each reason, as named in the ZIP, so the user can find them. */
+  skippedNames?: Record<string, string[]>;
   /** Milliseconds spent in each stage (list, unzipParse, store, index, total). */
   stages: Record<string, number>;
 }
@@ -79,10 +92,13 @@ export class IngestRun {
     readonly startedAt = Date.now(),
   ) {}
 
-  /** Counts a file that brings no instance, by reason. */
-  skip(reason: string): void {
+  /** Counts a file that brings no instance, by reason, and keeps its name among the first few. */
+  skip(reason: string, name?: string): void {
     this.summary.skipped++;
     this.summary.skipReasons[reason] = (this.summary.skipReasons[reason] ?? 0) + 1;
+    if (name === undefined) return;
+    const names = ((this.summary.skippedNames ??= {})[reason] ??= []);
+    if (names.length < SKIPPED_NAMES_KEPT) names.push(shownName(name));
   }
 
   /** Adds the time since `since` to a stage's total. */

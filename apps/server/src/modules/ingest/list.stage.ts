@@ -53,8 +53,8 @@ export async function closeArchive(archive: OpenArchive): Promise<void> {
 export interface Listing {
   /** The files to read, DICOMDIRs first. */
   files: ZipFileEntry[];
-  /** Why each entry left out of `files` was (one reason per entry). */
-  skipped: string[];
+  /** The entries left out of `files`, and why. */
+  skipped: Array<{ name: string; reason: string }>;
   /** Milliseconds the central directory took. */
   ms: number;
 }
@@ -74,7 +74,7 @@ export async function listStage(
   const listed = madeEarlier(prelisted, zip, limits) ?? (await listZipFiles(zip, limits));
   return {
     files: [...listed.files.filter(isDicomDir), ...listed.files.filter((f) => !isDicomDir(f))],
-    skipped: listed.skipped.map((s) => s.reason),
+    skipped: listed.skipped,
     ms: Date.now() - started,
   };
 }

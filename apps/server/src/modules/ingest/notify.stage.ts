@@ -114,22 +114,30 @@ export function describeSuccess(studyCount: number, s: Summary): string {
     text += ` ${s.unchanged} of them ${s.unchanged === 1 ? 'was' : 'were'} already there.`;
   const skippedFiles = s.skipped - (s.skipReasons[DICOMDIR_READ] ?? 0);
   if (skippedFiles > 0) {
-    const reasons = skipReasonsText(s.skipReasons, (r) => !r.startsWith('DICOMDIR'));
+    const reasons = skipReasonsText(s.skipReasons, (r) => !r.startsWith('DICOMDIR'), s.skippedNames);
     text += ` ${skippedFiles} ${skippedFiles === 1 ? 'file was' : 'files were'} skipped (${reasons}).`;
   }
   return text;
 }
 
 /**
- * Why files were skipped, for the user: "39 files: duplicate instance in the upload; 1 file: not a
- * DICOM file". A reason is a phrase about one file, so the count goes before it, not into it.
+ * Why files were skipped, for the user: "39 files: duplicate instance in the upload — S/1.dcm, S/2.dcm,
+ * S/3.dcm and 36 more; 1 file: not a DICOM file — README.TXT". A reason is a phrase about one file, so
+ * the count goes before it, not into it; the names (the first few kept, see IngestRun.skip) after it.
  */
 export function skipReasonsText(
   skipReasons: Record<string, number>,
   include: (reason: string) => boolean = () => true,
+  names: Record<string, string[]> = {},
 ): string {
   return Object.entries(skipReasons)
     .filter(([r]) => include(r))
-    .map(([r, n]) => `${n} ${n === 1 ? 'file' : 'files'}: ${r}`)
+    .map(([r, n]) => `${n} ${n === 1 ? 'file' : 'files'}: ${r}${namesText(names[r], n)}`)
     .join('; ');
+}
+
+function namesText(names: string[] | undefined, count: number): string {
+  if (!names?.length) return '';
+  const more = count - names.length;
+  return ` — ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }

@@ -147,7 +147,7 @@ export class StoreStage {
         } catch (err) {
           if (!check.mismatch) throw err;
           // Nothing indexes the key; reconcile deletes whatever the put left.
-          run.skip('damaged entry in the ZIP');
+          run.skip('damaged entry in the ZIP', b.file.name);
           return;
         }
       }

@@ -55,7 +55,7 @@ describe('list stage', () => {
     try {
       const listing = await listStage(archive.zip, DEFAULT_ZIP_LIMITS);
       expect(listing.files.map((f) => f.name)).toEqual(['CD/DICOMDIR', 'dicomdir', 'CD/IMG1', 'CD/IMG2']);
-      expect(listing.skipped).toEqual(['encrypted file']);
+      expect(listing.skipped).toEqual([{ name: 'secret.dcm', reason: 'encrypted file' }]);
       expect(listing.ms).toBeGreaterThanOrEqual(0);
     } finally {
       await closeArchive(archive);

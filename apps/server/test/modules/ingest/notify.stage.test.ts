@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DICOMDIR_READ } from '../../../src/modules/ingest/classify.stage';
-import type { Summary } from '../../../src/modules/ingest/ingest-run';
+import { IngestRun, type Summary } from '../../../src/modules/ingest/ingest-run';
 import {
   describeSuccess,
   failureNotification,
@@ -56,10 +56,40 @@ describe('notify stage', () => {
     ).toBe(
       'Your upload has been processed: 1 study with 2 images is ready in My Studies. 1 of them was already there. 2 files were skipped (2 files: not a DICOM file).',
     );
+    // The files skipped are named, the first few of each reason (IngestRun.skip keeps them).
+    expect(
+      describeSuccess(
+        1,
+        summary({
+          instances: 1,
+          skipped: 6,
+          skipReasons: { 'duplicate instance in the upload': 5, 'not a DICOM file': 1 },
+          skippedNames: {
+            'duplicate instance in the upload': ['S/1.dcm', 'S/2.dcm', 'S/3.dcm'],
+            'not a DICOM file': ['README.TXT'],
+          },
+        }),
+      ),
+    ).toBe(
+      'Your upload has been processed: 1 study with 1 image is ready in My Studies. 6 files were skipped (5 files: duplicate instance in the upload — S/1.dcm, S/2.dcm, S/3.dcm and 2 more; 1 file: not a DICOM file — README.TXT).',
+    );
     expect(successNotification(ada.id, 2, summary({ instances: 2 }))).toMatchObject({
       userId: ada.id,
       type: 'system',
       title: 'Studies processed',
+    });
+  });
+
+  it('keeps the first few names of the files skipped for each reason, made safe to show', () => {
+    const run = new IngestRun({} as never, {} as never, {} as never, {} as never, {} as never);
+    for (let i = 0; i < 5; i++) run.skip('not a DICOM file', `f${i}.txt`);
+    run.skip('damaged entry in the ZIP', 'a\u0007b.dcm');
+    run.skip('damaged entry in the ZIP', `CD/${'x'.repeat(80)}`);
+    run.skip('duplicate instance in the upload');
+    expect(run.summary.skipped).toBe(8);
+    expect(run.summary.skippedNames).toEqual({
+      'not a DICOM file': ['f0.txt', 'f1.txt', 'f2.txt'],
+      'damaged entry in the ZIP': ['a?b.dcm', `…${'x'.repeat(59)}`],
     });
   });
 

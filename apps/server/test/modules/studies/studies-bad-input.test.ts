@@ -92,7 +92,8 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
         { name: 'inner.gz', data: readFileSync(`${FIXTURES}/zipMR.gz`) },
         { name: 'inner.zip', data: buildZip([{ name: 'a.dcm', data: mr }]) },
       ]),
-      /^No DICOM images were found in your upload\. 3 files were skipped \(1 file: not a DICOM file; 2 files: nested archive \(not opened\)\)\.$/,
+      // Each reason names its files, so the user can find them.
+      /^No DICOM images were found in your upload\. 3 files were skipped \(1 file: not a DICOM file — notes\.txt; 2 files: nested archive \(not opened\) — inner\.gz, inner\.zip\)\.$/,
     );
   });
 
@@ -108,7 +109,7 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
   it('a truncated DICOM file inside a valid ZIP', async () => {
     await expectRefused(
       buildZip([{ name: 'cut.dcm', data: mr.subarray(0, 4000) }]),
-      /No DICOM images were found in your upload\. 1 file was skipped \(1 file: truncated or malformed DICOM file\)/,
+      /No DICOM images were found in your upload\. 1 file was skipped \(1 file: truncated or malformed DICOM file — cut\.dcm\)/,
     );
   });
 
@@ -153,7 +154,7 @@ describe('bad uploads get a clear reason and leave nothing behind', () => {
       .orderBy(desc(notifications.createdAt))
       .limit(1);
     expect(note!.description).toBe(
-      'Your upload has been processed: 1 study with 1 image is ready in My Studies. 1 file was skipped (1 file: truncated or malformed DICOM file).',
+      'Your upload has been processed: 1 study with 1 image is ready in My Studies. 1 file was skipped (1 file: truncated or malformed DICOM file — bad.dcm).',
     );
   });
 });
