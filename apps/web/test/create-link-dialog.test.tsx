@@ -224,6 +224,8 @@ describe('Share by link / QR', () => {
     renderWithQuery(
       <CreateLinkDialog
         studies={[study, { ...study, id: 'c3d1f1de-8a47-4f55-8a0a-8c6f3e8f0a01' }]}
+        userId={USER_ID}
+        sharingAllowed
         onClose={vi.fn()}
       />,
     );
