@@ -58,7 +58,7 @@ test('a patient adds providers from the directory, filters them, reads details a
   browser,
   baseURL,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const tag = Date.now();
   // Two professionals the directory lists, with every detail a patient will read.
   const [imogen, rohan] = (await publishedProfessionals(browser, baseURL!, [
@@ -231,6 +231,13 @@ test('with a study id the page is the share picker', async ({ page, browser, bas
   const table = page.getByRole('table', { name: 'Your providers' });
   await expect(table.getByRole('button', { name: `Share Study with ${luca}` })).toBeVisible();
   await expect(table.getByRole('button', { name: /View Shared Studies|Remove Provider/ })).toHaveCount(0);
+  // Nothing can be sent until sharing is turned on, right there.
+  await expect(table.getByRole('button', { name: `Share Study with ${luca}` })).toBeDisabled();
+  await page
+    .getByRole('region', { name: 'Sharing is turned off' })
+    .getByRole('button', { name: 'Turn On Share Medical Records' })
+    .click();
+  await expect(page.getByRole('region', { name: 'Sharing is turned off' })).toHaveCount(0);
   // A study that is not the user's cannot be shared: the server's message is shown.
   await table.getByRole('button', { name: `Share Study with ${luca}` }).click();
   await expect(page.getByText('Error', { exact: true })).toBeVisible();

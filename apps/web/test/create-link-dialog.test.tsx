@@ -274,6 +274,7 @@ describe('Share by link / QR', () => {
     expect(
       within(consent).getByText(/Your Share Medical Records setting is off, so no link can be made\./),
     ).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Create link' })).toHaveProperty('disabled', true);
     await user.click(within(consent).getByRole('button', { name: 'Turn On Share Medical Records' }));
     await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
     const [url, init] = fetchMock.mock.calls[0]!;
@@ -283,6 +284,7 @@ describe('Share by link / QR', () => {
     cleanup();
     renderWithQuery(<CreateLinkDialog studies={[study]} userId={USER_ID} sharingAllowed onClose={vi.fn()} />);
     expect(screen.queryByRole('region', { name: 'Sharing is turned off' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Create link' })).toHaveProperty('disabled', false);
   });
 
   it('shows why the server refused the link', async () => {

@@ -6,6 +6,13 @@ import { readPlainCentralDirectory } from './central-directory';
 /** A problem with the archive as a whole: nothing of it is imported and the user is told why. */
 export class IngestError extends Error {
   override readonly name = 'IngestError';
+  constructor(
+    message: string,
+    /** The reason as logged, when the message names what must stay out of logs (file names). */
+    readonly loggedMessage = message,
+  ) {
+    super(message);
+  }
 }
 
 export interface ZipLimits {

@@ -4,10 +4,13 @@ import { IngestError } from '../../dicom-archive/zip-reader';
 import type { IngestRun } from './ingest-run';
 import { senderNotification, skipReasonsText, successNotification } from './notify.stage';
 
-/** The reason given when an upload brought no instance at all. */
-export function nothingFoundReason(run: IngestRun): string {
+/**
+ * The reason given when an upload brought no instance at all; without the skipped files' names for
+ * the log (a folder may be named after the patient).
+ */
+export function nothingFoundReason(run: IngestRun, withNames = true): string {
   const { summary } = run;
-  const reasons = skipReasonsText(summary.skipReasons, undefined, summary.skippedNames);
+  const reasons = skipReasonsText(summary.skipReasons, undefined, withNames ? summary.skippedNames : {});
   return summary.files === 0
     ? 'The upload is empty: no files were found in the ZIP.'
     : `No DICOM images were found in your upload. ${summary.skipped} ${summary.skipped === 1 ? 'file was' : 'files were'} skipped${reasons ? ` (${reasons})` : ''}.`;
@@ -26,7 +29,7 @@ export async function indexStage(
   beforeCommit?: () => Promise<void>,
 ): Promise<void> {
   const { upload, summary, items } = run;
-  if (items.length === 0) throw new IngestError(nothingFoundReason(run));
+  if (items.length === 0) throw new IngestError(nothingFoundReason(run), nothingFoundReason(run, false));
   const started = Date.now();
   const studyCount = new Set(items.map((i) => i.header.studyInstanceUid)).size;
   await deps.repo.commitIngest({

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { ArchivePrescan } from './archive-prescan';
 import type { StudiesRepository, UploadRow } from '../studies';
-import { EntryReadError, type ZipLimits } from '../../dicom-archive/zip-reader';
+import { EntryReadError, type ZipFileEntry, type ZipLimits } from '../../dicom-archive/zip-reader';
 import type { UploadArea } from '../uploads';
 import type { UsersRepository } from '../accounts';
 import { chargeStage, ownerQuota } from './charge.stage';
@@ -95,7 +95,8 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
     const classifier = new ClassifyStage(run, deps.maxDecodedBytes);
     const dedupe = new DedupeStage(run, deps.repo);
     const store = new StoreStage(run, deps);
-    if (plan.keepWhole) store.recordArchiveIntent();
+    // Started now, so that the archive is synced while its files are read (store.stage.ts).
+    if (plan.keepWhole) store.startKeepingWhole();
     const batches = new BatchQueue(plan.keepWhole, async (batch) => {
       const started = Date.now();
       const { toStore, addedBytes } = await dedupe.againstStored(batch);
@@ -105,54 +106,78 @@ export async function runIngest(deps: IngestDeps, upload: UploadRow, log: Logger
     });
 
     try {
-      for (const [index, file] of files.entries()) {
-        const started = Date.now();
-        const referencedTs = classifier.referenceOf(file);
-        let bytes: EntryBytes;
-        try {
-          bytes = await reader.read(index, referencedTs === undefined);
-        } catch (err) {
-          if (err instanceof EntryReadError) {
-            run.skip('damaged entry in the ZIP', file.name);
-            continue;
-          }
-          throw err;
-        }
-        if (bytes.kind === 'prescanned') run.summary.prescanned++;
-        const header = classifier.classify(file, bytes, referencedTs);
-        if (!header) {
-          run.timed('unzipParse', started);
-          continue;
-        }
-        if (dedupe.seenBefore(header)) {
-          run.skip('duplicate instance in the upload', file.name);
-          continue;
-        }
-        const crc = verifiedCrc(file, bytes);
-        if (crc === null) {
-          run.skip('damaged entry in the ZIP', file.name);
-          continue;
-        }
-        dedupe.take(header);
-        run.timed('unzipParse', started);
-        batches.add({
-          header,
-          crc,
-          size: file.size,
-          data: bytes.kind === 'read' && bytes.complete ? bytes.data : null,
-          file,
-          dataOffset: bytes.dataOffset,
-        });
-      }
-      batches.flush();
+      await readEveryFile(run, files, { reader, classifier, dedupe, batches });
+      await storeAndIndex(run, deps, store);
     } finally {
-      // Never leave a batch writing or a read pending behind us, whatever happened while reading.
-      await Promise.all([batches.settled(), reader.settled(), store.settled()]);
+      // Never return while the archive is still being kept: reconcile may run next.
+      await store.settled();
     }
-    batches.throwIfFailed();
-
-    await storeAndIndex(run, deps, store);
   } finally {
     await closeArchive(archive);
   }
+}
+
+/** The stages a run reads its files through, file by file. */
+interface FileStages {
+  reader: ReadStage;
+  classifier: ClassifyStage;
+  dedupe: DedupeStage;
+  batches: BatchQueue;
+}
+
+/**
+ * Reads, classifies and checks every file of the listing, handing each new instance to the batches;
+ * what brings no instance is counted as skipped, by reason and name.
+ */
+async function readEveryFile(
+  run: IngestRun,
+  files: ZipFileEntry[],
+  { reader, classifier, dedupe, batches }: FileStages,
+): Promise<void> {
+  try {
+    for (const [index, file] of files.entries()) {
+      const started = Date.now();
+      const referencedTs = classifier.referenceOf(file);
+      let bytes: EntryBytes;
+      try {
+        bytes = await reader.read(index, referencedTs === undefined);
+      } catch (err) {
+        if (err instanceof EntryReadError) {
+          run.skip('damaged entry in the ZIP', file.name);
+          continue;
+        }
+        throw err;
+      }
+      if (bytes.kind === 'prescanned') run.summary.prescanned++;
+      const header = classifier.classify(file, bytes, referencedTs);
+      if (!header) {
+        run.timed('unzipParse', started);
+        continue;
+      }
+      if (dedupe.seenBefore(header)) {
+        run.skip('duplicate instance in the upload', file.name);
+        continue;
+      }
+      const crc = verifiedCrc(file, bytes);
+      if (crc === null) {
+        run.skip('damaged entry in the ZIP', file.name);
+        continue;
+      }
+      dedupe.take(header);
+      run.timed('unzipParse', started);
+      batches.add({
+        header,
+        crc,
+        size: file.size,
+        data: bytes.kind === 'read' && bytes.complete ? bytes.data : null,
+        file,
+        dataOffset: bytes.dataOffset,
+      });
+    }
+    batches.flush();
+  } finally {
+    // Never leave a batch writing or a read pending behind us, whatever happened while reading.
+    await Promise.all([batches.settled(), reader.settled()]);
+  }
+  batches.throwIfFailed();
 }

@@ -10,11 +10,15 @@ import type { RangeReader } from '../uploads';
 export const SKIPPED_NAMES_KEPT = 3;
 const SHOWN_NAME_CHARS = 60;
 
-/** A ZIP entry's name as a notification can show it: no control characters, the end of a long path. */
+/**
+ * A ZIP entry's name as a notification can show it: no control or format characters (which could
+ * reorder the text around it), and the end of a long path, cut between characters.
+ */
 function shownName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = name.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return clean.length > SHOWN_NAME_CHARS ? `…${clean.slice(-(SHOWN_NAME_CHARS - 1))}` : clean;
+  const chars = Array.from(name.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '?'));
+  return chars.length > SHOWN_NAME_CHARS
+    ? `…${chars.slice(-(SHOWN_NAME_CHARS - 1)).join('')}`
+    : chars.join('');
 }
 
 /** What processing an upload found, kept on the upload and shown in its notification. */

@@ -47,7 +47,8 @@ export function processStudyJob(deps: Deps) {
   const retryLimit = deps.retryLimit ?? 3;
   const ingestDeps = { ...deps, limits: { ...DEFAULT_ZIP_LIMITS, ...deps.zipLimits } };
 
-  async function fail(upload: UploadRow, reason: string, log: Logger) {
+  /** `logged`: the reason as the log may say it (IngestError.loggedMessage). */
+  async function fail(upload: UploadRow, reason: string, log: Logger, logged = reason) {
     await deps.repo.failUpload(upload.id, reason, {}, [
       failureNotification(upload.ownerId, reason),
       ...senderNotification(upload, { ok: false, reason }),
@@ -55,7 +56,7 @@ export function processStudyJob(deps: Deps) {
     await reconcile(deps, upload.id);
     await deps.uploadArea.remove(upload.objectName);
     await notifyByEmail(deps, upload.ownerId, false);
-    log.info({ uploadId: upload.id, reason }, 'upload failed');
+    log.info({ uploadId: upload.id, reason: logged }, 'upload failed');
   }
 
   /** After the indexing transaction: drop unindexed objects and the ZIP, send the email. Safe to repeat. */
@@ -86,7 +87,8 @@ export function processStudyJob(deps: Deps) {
         await finish(upload, true);
       } catch (err) {
         const reason = failureReason(err);
-        if (reason !== undefined) return fail(upload, reason, log);
+        if (reason !== undefined)
+          return fail(upload, reason, log, err instanceof IngestError ? err.loggedMessage : reason);
         await reconcile(deps, upload.id);
         if (attempt > retryLimit) {
           log.error({ err }, 'processing failed on every attempt');

@@ -51,7 +51,9 @@ export function planStorage(
 export class StoreStage {
   /** Where the slices of an archive being kept whole start in the run's items. */
   private slicesFrom: number | undefined;
-  private archiveIntent: Promise<void> | undefined;
+  /** Keeping the archive whole, once started (startKeepingWhole): true once kept, false if it cannot be. */
+  private keeping: Promise<boolean> | undefined;
+  private cannotKeep = false;
 
   constructor(
     private readonly run: IngestRun,
@@ -69,38 +71,46 @@ export class StoreStage {
   }
 
   /**
-   * Records the archive's key while the files are read, so that keeping it whole does not wait for that
-   * commit (an intent nothing comes to use is forgotten by reconcile).
+   * Starts keeping the archive whole while its files are read: its key recorded (an intent, so that
+   * reconcile deletes it whatever comes), then the archive linked into storage and synced. Whether
+   * the instances are indexed as slices of it is decided once every file is read (keepWholeOrCopy);
+   * an archive kept and then not used is an object nothing indexes, which reconcile deletes.
    */
-  recordArchiveIntent(): void {
-    this.archiveIntent = this.deps.repo.recordIntents(this.run.upload.id, [archiveKey(this.run.upload.id)]);
-    // Awaited by keepWholeOrCopy or settled(), whichever comes.
-    this.archiveIntent.catch(() => undefined);
+  startKeepingWhole(): void {
+    const { run } = this;
+    const key = archiveKey(run.upload.id);
+    this.keeping = (async () => {
+      await this.deps.repo.recordIntents(run.upload.id, [key]);
+      const kept = (await this.deps.storage.adoptFile!(run.plan.localArchive!, key)) !== null;
+      if (!kept) this.cannotKeep = true;
+      return kept;
+    })();
+    // Awaited through keepWholeOrCopy's `kept` or by settled(), whichever comes.
+    this.keeping.catch(() => undefined);
   }
 
   /** Settles when nothing started here is still being written. */
   async settled(): Promise<void> {
-    await this.archiveIntent?.catch(() => undefined);
+    await this.keeping?.catch(() => undefined);
   }
 
   /**
-   * Once every file is read. When the held instances fill enough of the archive, indexes them at once as
-   * slices of it and starts keeping it whole: `kept` settles once the archive is durable under its key
-   * (true), or storage could not adopt it (false: see copyInstead). The index transaction runs meanwhile
-   * and commits only after it (ingest-pipeline.ts). Otherwise copies them out one by one and returns
-   * null.
+   * Once every file is read. When the held instances fill enough of the archive, indexes them at once
+   * as slices of it: `kept` settles once the archive is durable under its key (true), or storage could
+   * not adopt it (false: see copyInstead). The index transaction runs meanwhile and commits only after
+   * it (ingest-pipeline.ts). Otherwise, or when storage is already known not to adopt it, copies them
+   * out one by one and returns null.
    */
   async keepWholeOrCopy(): Promise<{ kept: Promise<boolean> } | null> {
     const { run } = this;
     if (run.toKeep.length === 0) return null;
     const keptBytes = run.toKeep.reduce((n, b) => n + b.size, 0);
-    if (keptBytes < KEEP_WHOLE_MIN_SHARE * run.archive.size) {
+    if (keptBytes < KEEP_WHOLE_MIN_SHARE * run.archive.size || this.cannotKeep) {
       await this.putEach(run.toKeep);
       return null;
     }
-    // Recorded before it exists, like every object a run writes, so a failed run removes it.
+    if (!this.keeping) this.startKeepingWhole();
     const key = archiveKey(run.upload.id);
-    await (this.archiveIntent ?? this.deps.repo.recordIntents(run.upload.id, [key]));
     this.slicesFrom = run.items.length;
     for (const b of run.toKeep)
       run.items.push({
@@ -111,7 +121,7 @@ export class StoreStage {
         storageOffset: b.dataOffset!,
       });
     run.summary.instances += run.toKeep.length;
-    return { kept: this.deps.storage.adoptFile!(run.plan.localArchive!, key).then((stat) => stat !== null) };
+    return { kept: this.keeping! };
   }
 
   /** The archive could not be kept whole after all: its slices are taken back and the instances copied out. */

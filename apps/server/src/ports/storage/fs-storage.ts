@@ -128,28 +128,27 @@ export class FsObjectStorage implements ObjectStorage {
     const realRoot = await this.ensureRoot();
     // O_NOFOLLOW and the type check: only a regular file is adopted, never what a symlink points at.
     const fh = await fsp.open(sourcePath, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Linked under staging and renamed into place, like a put: the key never names a partial object.
+    // Linked first, so that a file that cannot be linked (another file system) is known at once.
+    const tmp = path.join(this.staging, `${randomUUID()}.tmp`);
     let st;
     try {
       st = await fh.stat();
       if (!st.isFile()) throw new InvalidKeyError(`not a regular file: ${sourcePath}`);
-      // The bytes were written without a sync; make them durable before the object can be published.
+      try {
+        await fsp.link(sourcePath, tmp);
+      } catch (err) {
+        if (['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK'].includes(errCode(err))) return null;
+        throw err;
+      }
+      // The bytes were written without a sync; make them durable before the object is published.
       await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    // Linked under staging and renamed into place, like a put: the key never names a partial object.
-    const tmp = path.join(this.staging, `${randomUUID()}.tmp`);
-    try {
-      await fsp.link(sourcePath, tmp);
-    } catch (err) {
-      if (['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK'].includes(errCode(err))) return null;
-      throw err;
-    }
-    try {
       await this.renameIntoPlace(tmp, target, safeKey, realRoot, true);
     } catch (err) {
       await fsp.rm(tmp, { force: true }).catch(() => {});
       throw err;
+    } finally {
+      await fh.close();
     }
     return { key: safeKey, size: st.size, lastModified: st.mtime };
   }

@@ -72,12 +72,16 @@ describe('index stage', () => {
     const o = await openRun(ctx, ada.id, buildZip([{ name: 'a.txt', data: Buffer.from('x') }]));
     try {
       o.run.summary.files = 2;
-      o.run.skip('not a DICOM file');
-      o.run.skip('not a DICOM file');
-      await expect(indexStage(o.run, deps())).rejects.toThrow(
-        new IngestError(
-          'No DICOM images were found in your upload. 2 files were skipped (2 files: not a DICOM file).',
-        ),
+      o.run.skip('not a DICOM file', 'DOE_JOHN/a.txt');
+      o.run.skip('not a DICOM file', 'DOE_JOHN/b.txt');
+      const refused = await indexStage(o.run, deps()).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(IngestError);
+      expect((refused as IngestError).message).toBe(
+        'No DICOM images were found in your upload. 2 files were skipped (2 files: not a DICOM file — DOE_JOHN/a.txt, DOE_JOHN/b.txt).',
+      );
+      // The log says why without the names: a folder may be named after the patient.
+      expect((refused as IngestError).loggedMessage).toBe(
+        'No DICOM images were found in your upload. 2 files were skipped (2 files: not a DICOM file).',
       );
       o.run.summary.files = 0;
       await expect(indexStage(o.run, deps())).rejects.toThrow(

@@ -86,10 +86,16 @@ describe('ingest pipeline', () => {
     });
   });
 
-  it('copies the instances out when storage cannot adopt the archive after all', async () => {
+  it.each([
+    ['known before the index transaction', 0],
+    ['known only while the index transaction waits, which is rolled back', 300],
+  ])('copies the instances out when storage cannot adopt the archive: %s', async (_, delayMs) => {
     // As when the upload area and storage are on different file systems (no hard link across them).
     const storage = Object.create(deps.storage) as typeof deps.storage;
-    storage.adoptFile = async () => null;
+    storage.adoptFile = async () => {
+      await new Promise((r) => setTimeout(r, delayMs));
+      return null;
+    };
     const files = series(3);
     const { upload } = await placeArchive(buildZip(files));
     await runIngest({ ...deps, storage }, upload, silentLog);

@@ -83,13 +83,13 @@ describe('notify stage', () => {
   it('keeps the first few names of the files skipped for each reason, made safe to show', () => {
     const run = new IngestRun({} as never, {} as never, {} as never, {} as never, {} as never);
     for (let i = 0; i < 5; i++) run.skip('not a DICOM file', `f${i}.txt`);
-    run.skip('damaged entry in the ZIP', 'a\u0007b.dcm');
-    run.skip('damaged entry in the ZIP', `CD/${'x'.repeat(80)}`);
+    run.skip('damaged entry in the ZIP', 'a\u0007b\u202e.dcm');
+    run.skip('damaged entry in the ZIP', `CD/${'😀'.repeat(80)}`);
     run.skip('duplicate instance in the upload');
     expect(run.summary.skipped).toBe(8);
     expect(run.summary.skippedNames).toEqual({
       'not a DICOM file': ['f0.txt', 'f1.txt', 'f2.txt'],
-      'damaged entry in the ZIP': ['a?b.dcm', `…${'x'.repeat(59)}`],
+      'damaged entry in the ZIP': ['a?b?.dcm', `…${'😀'.repeat(59)}`],
     });
   });
 

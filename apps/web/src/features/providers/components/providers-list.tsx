@@ -21,6 +21,8 @@ interface ListProps {
   shareMode: boolean;
   /** The provider a share is being sent to. */
   sharingId: string | null;
+  /** Sharing is off (the page says so and offers the switch): no Share Study can be sent. */
+  shareBlocked?: boolean;
   handlers: ProviderRowHandlers;
 }
 
@@ -34,6 +36,7 @@ function RowActions({
   provider: p,
   shareMode,
   sharingId,
+  shareBlocked = false,
   handlers,
 }: Omit<ListProps, 'providers'> & { provider: Provider }) {
   if (shareMode) {
@@ -42,7 +45,7 @@ function RowActions({
       <Button
         size="sm"
         onClick={() => handlers.onShare(p)}
-        disabled={sharingId !== null}
+        disabled={sharingId !== null || shareBlocked}
         aria-label={`Share Study with ${p.name}`}
       >
         {busy ? <Spinner className="size-4" /> : <Send aria-hidden="true" />} Share Study

@@ -135,6 +135,7 @@ export function ProvidersPage({
         providers={rows}
         shareMode={studyId !== null}
         sharingId={sharingId}
+        shareBlocked={!sharingAllowed}
         handlers={{ onInfo: setInfo, onViewShares: setViewing, onRemove: setRemoving, onShare: shareWith }}
       />
     );

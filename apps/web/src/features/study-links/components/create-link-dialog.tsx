@@ -133,7 +133,7 @@ export function CreateLinkForm({
   onCreated,
 }: {
   studies: StudyListItem[];
-  /** Shown above the form while sharing is off (SharingConsent). */
+  /** Shown above the form while sharing is off (SharingConsent); the form cannot be sent meanwhile. */
   consent?: ReactNode;
   onCancel: () => void;
   onCreated: (link: CreatedLink | PendingLink, passcodeSet: boolean) => void;
@@ -364,7 +364,11 @@ export function CreateLinkForm({
           <Button type="button" variant="outline" onClick={onCancel} disabled={create.isPending}>
             Cancel
           </Button>
-          <Button type="submit" disabled={create.isPending} aria-busy={create.isPending || undefined}>
+          <Button
+            type="submit"
+            disabled={create.isPending || !!consent}
+            aria-busy={create.isPending || undefined}
+          >
             {create.isPending ? 'Creating link…' : 'Create link'}
           </Button>
         </DialogFooter>
