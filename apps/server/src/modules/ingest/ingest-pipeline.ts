@@ -31,10 +31,10 @@ export interface IngestDeps {
 class ArchiveNotAdopted extends Error {}
 
 /**
- * Stores what the run holds and indexes the run. An archive kept whole is made durable (a sync, a link,
- * a rename) while the index transaction runs, and that transaction commits only once the archive is
- * kept; if storage could not adopt it after all, the transaction is rolled back and the instances are
- * copied out and indexed instead.
+ * Stores what the run holds and indexes the run. Keeping an archive whole (started with processing,
+ * StoreStage.startKeepingWhole) may still be under way: the index transaction runs beside it and
+ * commits only once the archive is kept; if storage could not adopt it after all, the transaction is
+ * rolled back and the instances are copied out and indexed instead.
  */
 async function storeAndIndex(run: IngestRun, deps: IngestDeps, store: StoreStage): Promise<void> {
   const started = Date.now();

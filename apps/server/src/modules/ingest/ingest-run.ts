@@ -7,7 +7,7 @@ import type { ZipFileEntry } from '../../dicom-archive/zip-reader';
 import type { RangeReader } from '../uploads';
 
 /** How many skipped files are named per reason (the rest are counted). */
-export const SKIPPED_NAMES_KEPT = 3;
+const SKIPPED_NAMES_KEPT = 3;
 const SHOWN_NAME_CHARS = 60;
 
 /**
