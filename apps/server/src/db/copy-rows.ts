@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from './client';
+import { isPglite, transactionClient } from './transaction-sql';
 
 /** A value COPY's text format can carry; null is SQL NULL. */
 export type CopyValue = string | number | null;
@@ -37,29 +38,6 @@ export async function copyRows(
     return;
   }
   throw new Error('copyRows runs inside a transaction (db.transaction) on PostgreSQL or PGlite');
-}
-
-/**
- * The connection a Drizzle transaction runs on. Drizzle gives a transaction a session of its own,
- * holding the pool client (node-postgres) or the PGlite transaction; COPY must go through it, or it
- * would run outside the transaction.
- */
-function transactionClient(tx: Db): unknown {
-  return (tx as unknown as { session?: { client?: unknown } }).session?.client;
-}
-
-interface PgliteQueryable {
-  query(sql: string, params: unknown[], options: { blob: Blob }): Promise<unknown>;
-}
-
-/** A PGlite instance or transaction: `query` and `exec` (a node-postgres pool has no `exec`). */
-function isPglite(client: unknown): client is PgliteQueryable {
-  return (
-    typeof client === 'object' &&
-    client !== null &&
-    typeof (client as { query?: unknown }).query === 'function' &&
-    typeof (client as { exec?: unknown }).exec === 'function'
-  );
 }
 
 function* textBatches(rows: ReadonlyArray<readonly CopyValue[]>): Generator<string> {

@@ -3,7 +3,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { FailedJob } from '@mi/contracts/admin';
-import type { Database } from '../db/client';
+import type { Database, SqlExecutor } from '../db/client';
 
 /** Postgres schema of the job tables; modules that list their own jobs query it. */
 export const JOB_SCHEMA = 'pgboss';
@@ -36,12 +36,22 @@ export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefini
  */
 export type JobTarget<S extends z.ZodType = z.ZodType> = Pick<JobDefinition<S>, 'name' | 'payload'>;
 
+/** A transaction a job can be written in, its statements run on its connection (db/transaction-sql.ts). */
+export type JobTransaction = SqlExecutor;
+
 export interface JobQueue {
+  /**
+   * Queues a job; null when one with this id or singleton key is already queued. With `within`, the
+   * job is written in the caller's transaction (db/transaction-sql.ts) and this process's workers are
+   * not woken: call wake() once that transaction has committed.
+   */
   send<S extends z.ZodType>(
     job: JobTarget<S>,
     data: z.infer<S>,
-    opts?: { singletonKey?: string; id?: string },
+    opts?: { singletonKey?: string; id?: string; within?: JobTransaction },
   ): Promise<string | null>;
+  /** Wakes this process's workers, so a job just committed starts without waiting for a poll. */
+  wake(): void;
   /**
    * Makes jobs known to the queue (their queues, retry policies and schedules). Before any send and
    * before work(), which starts handlers for the jobs registered so far.
@@ -187,6 +197,10 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
   // The embedded database admits one process: whatever it finds active was left by a process that died.
   if (database.kind === 'pglite') await leases.reclaimAllActive();
 
+  const wake = () => {
+    for (const w of workerIds) boss.notifyWorker(w);
+  };
+
   /** One pg-boss worker (a polling loop taking one job at a time) for `def`. */
   async function workOn(def: JobDefinition): Promise<void> {
     const id = await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: 1 }, async (batch) => {
@@ -229,11 +243,13 @@ export async function startJobQueue(database: Database, log: Logger): Promise<Jo
       const id = await boss.send(job.name, parsed as object, {
         ...(opts?.singletonKey ? { singletonKey: opts.singletonKey } : {}),
         ...(opts?.id ? { id: opts.id } : {}),
+        ...(opts?.within ? { db: opts.within } : {}),
       });
-      // Wake local workers so a job sent by this process starts without waiting for a poll.
-      for (const w of workerIds) boss.notifyWorker(w);
+      // Woken now, a worker would look before the caller's transaction commits and find nothing.
+      if (!opts?.within) wake();
       return id;
     },
+    wake,
     async work() {
       for (const def of registered) {
         // The embedded database runs one query at a time in this process: a second job would only queue.

@@ -2,7 +2,7 @@ import type { AnalysisStudy, Study, StudyListItem } from '@mi/contracts/studies'
 import type { ChangeFeed } from '../../db/change-feed';
 import { AppError } from '../../http/app-error';
 import { isNotModified, type ListPage, serializeItems } from '../../http/serialized-list';
-import type { JobQueue, JobTarget } from '../../jobs/queue';
+import type { JobQueue, JobTarget, JobTransaction } from '../../jobs/queue';
 import type { ObjectStorage } from '../../ports/storage/storage';
 import type { AccessService, StudyAction } from '../access';
 import { auditActor, type Principal, sessionPrincipal } from '../access';
@@ -18,6 +18,7 @@ import type { PROCESS_STUDY } from './process-study';
 import { createStudyListCache } from './study-list-cache';
 import type { InvitationsService } from '../invitations';
 import type { StudiesRepository, StudyRow } from './studies.repository';
+import type { UploadRow } from './study-uploads.repository';
 
 interface Deps {
   repo: StudiesRepository;
@@ -160,40 +161,50 @@ function createStudyProcessing(deps: Deps, tools: StudiesTools) {
       };
       if (!match || match[1] !== auth.user.id) throw await notFound();
 
+      // The job id is the upload id, so a repeated request can never queue a second run.
+      const queueProcessing = (upload: UploadRow, within?: JobTransaction) =>
+        deps.queue.send(
+          deps.job,
+          {
+            uploadId: upload.id,
+            userId: upload.ownerId,
+            objectName: upload.objectName,
+            ...(upload.uploadedBy && upload.uploadedBy !== upload.ownerId
+              ? { uploadedBy: upload.uploadedBy }
+              : {}),
+          },
+          { id: upload.id, ...(within ? { within } : {}) },
+        );
       let upload = await repo.findUploadByObjectName(objectName);
+      let queuedNow = false;
       if (!upload) {
         const info = await deps.uploadArea.info(objectName);
         if (!info || info.size === undefined || info.offset !== info.size) throw await notFound();
-        const ensured = await repo.ensureUpload({
-          ownerId: shared?.inviterId ?? auth.user.id,
-          objectName,
-          uploadType: shared ? 'shared' : 'regular',
-          sizeBytes: info.size,
-          uploadedBy: auth.user.id,
-          ...(shared ? { invitationId: shared.invitationId } : {}),
-        });
+        // The record and its job are written together (one commit on the request's path).
+        const ensured = await repo.ensureUpload(
+          {
+            ownerId: shared?.inviterId ?? auth.user.id,
+            objectName,
+            uploadType: shared ? 'shared' : 'regular',
+            sizeBytes: info.size,
+            uploadedBy: auth.user.id,
+            ...(shared ? { invitationId: shared.invitationId } : {}),
+          },
+          queueProcessing,
+        );
         upload = ensured.row;
+        queuedNow = ensured.created;
+        if (queuedNow) deps.queue.wake();
         if (shared && ensured.created)
           await deps.invitations.recordSharedUpload(auth.user.id, shared, upload.id, meta);
       }
       // The object is in the caller's folder; the upload is theirs to process if they sent it.
       if ((upload.uploadedBy ?? upload.ownerId) !== auth.user.id) throw await notFound();
       let message = 'Your study is being processed. You will be notified once the processing is complete.';
-      if (upload.jobId) message = await describeProcessing(upload, upload.jobId);
+      if (upload.jobId && !queuedNow) message = await describeProcessing(upload, upload.jobId);
       if (!upload.jobId) {
-        // The job id is the upload id, so a repeated request can never queue a second run.
-        await deps.queue.send(
-          deps.job,
-          {
-            uploadId: upload.id,
-            userId: upload.ownerId,
-            objectName,
-            ...(upload.uploadedBy && upload.uploadedBy !== upload.ownerId
-              ? { uploadedBy: upload.uploadedBy }
-              : {}),
-          },
-          { id: upload.id },
-        );
+        // A record made before its job was written with it: queued now.
+        await queueProcessing(upload);
         await repo.setUploadJob(upload.id, upload.id);
       }
       await audit({

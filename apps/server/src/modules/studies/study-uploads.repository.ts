@@ -1,5 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { randomUUID } from 'node:crypto';
+import type { Db, SqlExecutor } from '../../db/client';
+import { transactionSql } from '../../db/transaction-sql';
 import { instances, notifications, studyUploads, uploadObjects } from '../../db/schema/index';
 import { chunks } from './study-instances.repository';
 
@@ -24,22 +26,39 @@ export function createStudyUploadsRepository(db: Db) {
       const [row] = await db.select().from(studyUploads).where(eq(studyUploads.id, id)).limit(1);
       return row;
     },
-    /** Creates the upload record unless one exists for this object; returns the row either way. */
-    async ensureUpload(values: {
-      ownerId: string;
-      objectName: string;
-      uploadType: 'regular' | 'shared';
-      sizeBytes: number;
-      /** Who sent the files; for a shared upload the invitee (ownerId is the inviter). */
-      uploadedBy?: string;
-      invitationId?: string;
-    }): Promise<{ row: UploadRow; created: boolean }> {
-      const [row] = await db
-        .insert(studyUploads)
-        .values(values)
-        .onConflictDoNothing({ target: studyUploads.objectName })
-        .returning();
-      if (row) return { row, created: true };
+    /**
+     * Creates the upload record unless one exists for this object; returns the row either way. With
+     * `queue`, a record created here gets its processing job in the same transaction (the job id is
+     * the upload's id): the two are never written one without the other, and the request that
+     * created them waits for one commit instead of three.
+     */
+    async ensureUpload(
+      values: {
+        ownerId: string;
+        objectName: string;
+        uploadType: 'regular' | 'shared';
+        sizeBytes: number;
+        /** Who sent the files; for a shared upload the invitee (ownerId is the inviter). */
+        uploadedBy?: string;
+        invitationId?: string;
+      },
+      queue?: (upload: UploadRow, within: SqlExecutor) => Promise<unknown>,
+    ): Promise<{ row: UploadRow; created: boolean }> {
+      const id = randomUUID();
+      const insert = (into: Db) =>
+        into
+          .insert(studyUploads)
+          .values({ ...values, id, ...(queue ? { jobId: id } : {}) })
+          .onConflictDoNothing({ target: studyUploads.objectName })
+          .returning();
+      const [created] = queue
+        ? await db.transaction(async (tx) => {
+            const rows = await insert(tx as unknown as Db);
+            if (rows[0]) await queue(rows[0], transactionSql(tx as unknown as Db));
+            return rows;
+          })
+        : await insert(db);
+      if (created) return { row: created, created: true };
       const existing = await this.findUploadByObjectName(values.objectName);
       if (!existing) throw new Error('upload record vanished');
       return { row: existing, created: false };

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { INVITATION_INVALID_MESSAGE } from '@mi/contracts/sharing';
-import { users } from '../../../src/db/schema/index';
+import { studyUploads, users } from '../../../src/db/schema/index';
+import { createStudiesRepository, PROCESS_STUDY } from '../../../src/modules/studies';
 import { listen, newPatient, storageToken, tusUpload, type Patient } from '../../helpers/studies';
 import {
   cookieHeader,
@@ -241,5 +242,47 @@ describe('process requests', () => {
     expect(second.statusCode).toBe(202);
     expect(second.json().jobId).toBe(first.json().jobId);
     expect((await post(eve, done)).statusCode).toBe(404);
+  });
+
+  it('writes the upload record and its processing job in one transaction', async () => {
+    const adaToken = await storageToken(ctx, ada);
+    const done = `${ada.id}/${randomUUID()}/study.zip`;
+    await tusUpload(base, adaToken, done, Buffer.from('not a zip at all'));
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/studies/process',
+      headers: ada.auth,
+      payload: { prefix: done, jobContext: { uploadType: 'regular' } },
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.json().message).toBe(
+      'Your study is being processed. You will be notified once the processing is complete.',
+    );
+    const db = ctx.services.database.db;
+    const [row] = await db.select().from(studyUploads).where(eq(studyUploads.objectName, done));
+    expect(row!.jobId).toBe(row!.id);
+    expect(res.json().jobId).toBe(row!.id);
+    expect(await ctx.services.queue.stateOf(row!.id)).not.toBeNull();
+
+    // A job written and then a failure before the commit: neither the record nor the job remains.
+    const repo = createStudiesRepository(db);
+    const lost = `${ada.id}/${randomUUID()}/study.zip`;
+    let jobId: string | null = null;
+    await expect(
+      repo.ensureUpload(
+        { ownerId: ada.id, objectName: lost, uploadType: 'regular', sizeBytes: 16 },
+        async (upload, within) => {
+          jobId = await ctx.services.queue.send(
+            PROCESS_STUDY,
+            { uploadId: upload.id, userId: ada.id, objectName: lost },
+            { id: upload.id, within },
+          );
+          throw new Error('failed after queueing');
+        },
+      ),
+    ).rejects.toThrow('failed after queueing');
+    expect(jobId).not.toBeNull();
+    expect(await repo.findUploadByObjectName(lost)).toBeUndefined();
+    expect(await ctx.services.queue.stateOf(jobId!)).toBeNull();
   });
 });
