@@ -67,5 +67,6 @@ EXPOSE 3000 3001
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-ENTRYPOINT ["node", "apps/server/dist/main.js"]
+# The young generation is sized at start (apps/server/src/heap-tuning.ts).
+ENTRYPOINT ["node", "--max-semi-space-size=64", "apps/server/dist/main.js"]
 CMD ["serve"]

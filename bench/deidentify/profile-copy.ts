@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tuneHeapForUploads } from '../../apps/server/src/heap-tuning';
+import { runWithServerFlags } from '../server-flags';
 import { ingestFiles } from '../../apps/server/test/helpers/dicom-ingest';
 import { newPatient } from '../../apps/server/test/helpers/studies';
 import { createTestContext } from '../../apps/server/test/helpers/test-app';
@@ -18,6 +19,7 @@ import { makeSeries } from './series';
 
 const SLICES = Number(process.env.BENCH_SLICES ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+runWithServerFlags();
 tuneHeapForUploads();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { studies } from '../../apps/server/src/db/schema/index';
 import { tuneHeapForUploads } from '../../apps/server/src/heap-tuning';
+import { runWithServerFlags } from '../server-flags';
 import { deidentifyInstance } from '../../apps/server/src/dicom/deidentify/deidentify';
 import { createUidMap, deidentifyKeys } from '../../apps/server/src/dicom/deidentify/profile';
 import { parseDicomHeader } from '../../apps/server/src/dicom-archive/dicom-header';
@@ -43,6 +44,7 @@ const DICOM_VERSIONS = ['2023b', '2021b', '2017c'];
 
 if (!orthancAvailable) throw new Error('Orthanc is not installed (Debian: orthanc, orthanc-dicomweb)');
 // The worker that runs the copy job applies it (main.ts); so does the ingest bench.
+runWithServerFlags();
 tuneHeapForUploads();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 

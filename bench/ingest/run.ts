@@ -22,6 +22,7 @@ import { eq } from 'drizzle-orm';
 import { CHANNELS } from '../../apps/server/src/db/change-feed';
 import { studyUploads } from '../../apps/server/src/db/schema/index';
 import { tuneHeapForUploads } from '../../apps/server/src/heap-tuning';
+import { runWithServerFlags } from '../server-flags';
 import { listen, newPatient, processUploaded, storageToken } from '../../apps/server/test/helpers/studies';
 import { createTestContext, eventually, type TestContext } from '../../apps/server/test/helpers/test-app';
 import { median } from '../median';
@@ -264,6 +265,7 @@ async function ours(ctx: TestContext, base: string): Promise<Ours> {
 }
 
 // The server process tunes its heap at start (apps/server/src/main.ts); this in-process server too.
+runWithServerFlags();
 tuneHeapForUploads();
 const ctx = await createTestContext({ LOG_LEVEL: 'silent', DEFAULT_MAX_STORAGE_GB: '100' });
 try {

@@ -29,6 +29,7 @@ import { loadavg, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { tuneHeapForUploads } from '../../apps/server/src/heap-tuning';
+import { runWithServerFlags } from '../server-flags';
 import { listen, storageToken, type Patient } from '../../apps/server/test/helpers/studies';
 import { median } from '../median';
 import { createTestContext, registerUser, type TestContext } from '../../apps/server/test/helpers/test-app';
@@ -87,6 +88,7 @@ async function newPatient(c: TestContext, email: string): Promise<Patient> {
   return { id: me.json().id as string, token, auth: { authorization: `Bearer ${token}` } };
 }
 
+runWithServerFlags();
 tuneHeapForUploads();
 const ctx = await createTestContext({ LOG_LEVEL: 'silent', DEFAULT_MAX_STORAGE_GB: '100' });
 const sqlClient = new pg.Client({ connectionString: ctx.services.config.databaseUrl });

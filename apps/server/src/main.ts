@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ensureDemoData } from './modules/demo';
 import { ensureAdmin, seedReferenceData } from './seed';
 import { createServices } from './services';
-import { tuneHeapForUploads } from './heap-tuning';
+import { startedWithYoungGenerationFlag, tuneHeapForUploads, YOUNG_GENERATION_FLAG } from './heap-tuning';
 
 /** `serve` (API + SPA + jobs; `serve --no-jobs`: API + SPA) | `worker` (jobs only) | `migrate` | `seed` */
 async function main(command: string, flags: string[]): Promise<void> {
@@ -29,7 +29,13 @@ async function main(command: string, flags: string[]): Promise<void> {
   const log = createLogger(config.logLevel);
   containFailures(log);
   // Process-wide, so here and not where tests build services.
-  if (command === 'serve' || command === 'worker') tuneHeapForUploads();
+  if (command === 'serve' || command === 'worker') {
+    tuneHeapForUploads();
+    if (!startedWithYoungGenerationFlag())
+      log.warn(
+        `node was started without ${YOUNG_GENERATION_FLAG} (as \`npm start\` and the image do): large uploads will spend longer in garbage collection`,
+      );
+  }
 
   switch (command) {
     case 'serve': {

@@ -41,20 +41,30 @@ export async function copyRows(
 }
 
 function* textBatches(rows: ReadonlyArray<readonly CopyValue[]>): Generator<string> {
-  for (let i = 0; i < rows.length; i += ROWS_A_WRITE) {
-    let text = '';
-    for (const row of rows.slice(i, i + ROWS_A_WRITE)) text += `${row.map(copyText).join('\t')}\n`;
-    yield text;
+  // Plain loops and concatenation: an upload's thousands of rows took 30-50 ms of the event loop
+  // through a map, a join and a sliced copy each, 15-30 ms this way (bench/README.md).
+  let text = '';
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    for (let c = 0; c < row.length; c++) text += c === 0 ? copyText(row[c]!) : `\t${copyText(row[c]!)}`;
+    text += '\n';
+    if ((i + 1) % ROWS_A_WRITE === 0) {
+      yield text;
+      text = '';
+    }
   }
+  if (text) yield text;
 }
+
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
 
 /** A value in COPY's text format: `\N` for NULL; backslash, tab, newline and return escaped. */
 export function copyText(value: CopyValue): string {
   if (value === null) return '\\N';
-  const text = String(value);
-  return /[\\\t\n\r]/.test(text)
-    ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
-    : text;
+  if (typeof value === 'number') return String(value);
+  return NEEDS_ESCAPE.test(value)
+    ? value.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
+    : value;
 }
 
 function quoteIdent(name: string): string {

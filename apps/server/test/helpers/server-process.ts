@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
+import { YOUNG_GENERATION_FLAG } from '../../src/heap-tuning';
 
 // The real server as its own process (`main.ts serve`, the way `npm start` runs it, or `main.ts
 // worker`), for tests that kill it: process.test.ts, crash-recovery.test.ts and multi-node.test.ts.
@@ -66,7 +67,7 @@ export function startServer(env: Record<string, string>, opts: StartOptions = {}
     ? spawn('docker', dockerRunArgs(serverImage!, container, fullEnv, command), {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
-    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...command], {
+    : spawn(process.execPath, [YOUNG_GENERATION_FLAG, '--import', 'tsx', 'src/main.ts', ...command], {
         cwd: serverDir,
         env: { ...process.env, ...fullEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
