@@ -16,7 +16,9 @@ describe('the young generation flag', () => {
     expect(scripts.start).toBe(`node ${YOUNG_GENERATION_FLAG} scripts/start.mjs`);
     expect(scripts.demo).toBe(`node ${YOUNG_GENERATION_FLAG} scripts/demo.mjs`);
     const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain(`ENTRYPOINT ["node", "${YOUNG_GENERATION_FLAG}", "apps/server/dist/main.js"]`);
+    expect(dockerfile).toContain(
+      `ENTRYPOINT ["node", "${YOUNG_GENERATION_FLAG}", "apps/server/dist/main.js"]`,
+    );
   });
 
   it('is found in NODE_OPTIONS as well as on the command line', () => {
