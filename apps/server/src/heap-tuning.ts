@@ -12,8 +12,7 @@ const HEAP_GROWING_PERCENT = 100;
  * instead of 70 MB here). Left alone when the flag is given on the command line or in NODE_OPTIONS.
  */
 export function tuneHeapForUploads(): void {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((arg) => arg.startsWith('--heap-growing-percent'))) return;
+  if (givenNodeFlags().some((arg) => arg.startsWith('--heap-growing-percent'))) return;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
@@ -28,6 +27,10 @@ export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=64';
 
 /** Whether this process was started with YOUNG_GENERATION_FLAG (on its command line or in NODE_OPTIONS). */
 export function startedWithYoungGenerationFlag(): boolean {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return given.includes(YOUNG_GENERATION_FLAG);
+  return givenNodeFlags().includes(YOUNG_GENERATION_FLAG);
+}
+
+/** The flags node was started with: its command line and NODE_OPTIONS. */
+function givenNodeFlags(): string[] {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 }
